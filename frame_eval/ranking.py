@@ -1,0 +1,406 @@
+"""Ranking measures as polars aggregation expressions, with trec_eval's semantics.
+
+Every function here returns an ordinary :class:`polars.Expr` that reduces
+one query's rows of a *judged* frame to one number, so it works in
+``group_by(...).agg(...)``, in ``select`` (the whole frame is one query) and
+in ``over``. A judged frame is what :func:`frame_eval.judge` (or
+``run.ireval.judge(qrels)``) returns: one row per retrieved document with
+its 1-based ``rank``, plus one row per judged document the run missed, with
+a null ``rank``; ``relevance`` is the judgement, null when unjudged.
+
+Shared conventions (trec_eval's):
+
+- A document is relevant when ``relevance >= rel`` (``rel`` defaults to 1;
+  trec_eval's ``-l``). Unjudged (null), judged non-relevant and negatively
+  judged documents are non-relevant.
+- Gains for nDCG are the judgement values; negative and null judgements
+  give no gain. nDCG ignores ``rel``, as trec_eval does.
+- A cutoff ``k`` keeps ranks ``1..k``. Where a measure divides by the number
+  of relevant documents and there are none, the value is 0.
+- The expressions do not depend on row order.
+
+>>> import polars as pl
+>>> import frame_eval as fe
+>>> judged = pl.DataFrame({
+...     "query_id": ["q1", "q1", "q1", "q1"],
+...     "rank": [1, 2, 3, None],
+...     "relevance": [0, 1, None, 2],
+... })
+>>> judged.group_by("query_id").agg(fe.ranking.ap(), fe.ranking.precision(k=2))
+shape: (1, 3)
+┌──────────┬──────┬─────┐
+│ query_id ┆ AP   ┆ P@2 │
+│ ---      ┆ ---  ┆ --- │
+│ str      ┆ f64  ┆ f64 │
+╞══════════╪══════╪═════╡
+│ q1       ┆ 0.25 ┆ 0.5 │
+└──────────┴──────┴─────┘
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from frame_eval.registry import MeasureSpec, Param, measure, register
+
+__all__ = [
+    "ap",
+    "ndcg",
+    "num_q",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "precision",
+    "r_precision",
+    "recall",
+    "rr",
+    "success",
+]
+
+RANK = "rank"
+RELEVANCE = "relevance"
+
+_REL = Param("rel", int, 1, doc="a judgement >= rel is relevant (trec_eval -l)")
+_GAIN = Param("gain", str, "linear", ("linear", "exp"), "gain of a judgement g: g or 2**g - 1")
+_BASE = Param("base", float, 2.0, doc="logarithm base of the rank discount")
+
+
+def _columns(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr]:
+    return pl.col(columns.get("rank", RANK)), pl.col(columns.get("relevance", RELEVANCE))
+
+
+def _relevant(relevance: pl.Expr, rel: int) -> pl.Expr:
+    return (relevance >= rel).fill_null(False)
+
+
+def _within(rank: pl.Expr, k: int | None) -> pl.Expr:
+    return rank.is_not_null() if k is None else (rank <= k).fill_null(False)
+
+
+def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator as Float64, 0 where the denominator is 0."""
+    return (
+        pl.when(denominator > 0)
+        .then(numerator.cast(pl.Float64) / denominator)
+        .otherwise(pl.lit(0.0, pl.Float64))
+    )
+
+
+# -- builders: (columns, cutoff, **params) -> unaliased expression ------------------------------
+
+
+def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & _within(rank, k))
+    # the i-th relevant document found, at rank r, adds precision i / r
+    precision_sum = (hit_ranks.rank("ordinal").cast(pl.Float64) / hit_ranks).sum()
+    return _safe_ratio(precision_sum, is_rel.sum())
+
+
+def _gain(relevance: pl.Expr, gain: str) -> pl.Expr:
+    g = relevance.fill_null(0).clip(lower_bound=0).cast(pl.Float64)
+    return g if gain == "linear" else (pl.lit(2.0) ** g) - 1.0
+
+
+def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: float) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    g = _gain(relevance, gain)
+    found = _within(rank, k) & (g > 0)
+    dcg = (g.filter(found) / (rank.filter(found) + 1).log(base)).sum()
+    ideal = g.filter(g > 0)
+    position = ideal.rank("ordinal", descending=True)
+    ideal_terms = ideal / (position + 1).log(base)
+    idcg = (ideal_terms if k is None else ideal_terms.filter(position <= k)).sum()
+    return _safe_ratio(dcg, idcg)
+
+
+def _build_precision(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    assert k is not None
+    return (_relevant(relevance, rel) & _within(rank, k)).sum().cast(pl.Float64) / k
+
+
+def _build_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    return _safe_ratio((is_rel & _within(rank, k)).sum(), is_rel.sum())
+
+
+def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    first = rank.filter(_relevant(relevance, rel) & _within(rank, k)).min()
+    return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
+
+
+def _build_rprec(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    num_rel = is_rel.sum()
+    return _safe_ratio((is_rel & (rank <= num_rel).fill_null(False)).sum(), num_rel)
+
+
+def _build_success(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    return (_relevant(relevance, rel) & _within(rank, k)).any().cast(pl.Float64)
+
+
+def _build_num_ret(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+    rank, _ = _columns(columns)
+    return rank.count()
+
+
+def _build_num_rel(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    _, relevance = _columns(columns)
+    return _relevant(relevance, rel).sum()
+
+
+def _build_num_rel_ret(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    return (_relevant(relevance, rel) & rank.is_not_null()).sum()
+
+
+def _build_num_q(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+    return pl.lit(1, dtype=pl.UInt32)
+
+
+def _spec(name: str, summary: str, build: Any, **kwargs: Any) -> MeasureSpec:
+    return register(MeasureSpec(name=name, kind="ranking", summary=summary, build=build, **kwargs))
+
+
+AP = _spec(
+    "AP", "average precision: mean over relevant documents of the precision at their rank",
+    _build_ap, params=(_REL,), cutoff="optional", aliases=("MAP",), trec_name="map",
+    trec_cut_name="map_cut",
+)
+NDCG = _spec(
+    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE),
+    cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
+)
+P = _spec(
+    "P", "precision at k: relevant documents in the top k, divided by k", _build_precision,
+    params=(_REL,), cutoff="required",
+)
+R = _spec(
+    "R", "recall at k: relevant documents in the top k over all relevant documents",
+    _build_recall, params=(_REL,), cutoff="optional", trec_name="recall",
+)
+RR = _spec(
+    "RR", "reciprocal rank of the first relevant document", _build_rr, params=(_REL,),
+    cutoff="optional", aliases=("MRR",), trec_name="recip_rank",
+)
+RPREC = _spec(
+    "Rprec", "precision at rank R, R being the number of relevant documents", _build_rprec,
+    params=(_REL,), aliases=("R-prec", "R_prec"),
+)
+SUCCESS = _spec(
+    "Success", "1 if a relevant document is in the top k, else 0", _build_success,
+    params=(_REL,), cutoff="required", trec_name="success",
+)
+NUM_RET = _spec(
+    "NumRet", "number of documents retrieved", _build_num_ret, aggregate="sum",
+    trec_name="num_ret",
+)
+NUM_REL = _spec(
+    "NumRel", "number of relevant documents", _build_num_rel, params=(_REL,),
+    aggregate="sum", trec_name="num_rel",
+)
+NUM_REL_RET = _spec(
+    "NumRelRet", "number of relevant documents retrieved", _build_num_rel_ret, params=(_REL,),
+    aggregate="sum", trec_name="num_rel_ret",
+)
+NUM_Q = _spec(
+    "NumQ", "number of queries evaluated (1 per query; summed in summaries)", _build_num_q,
+    aggregate="sum", trec_name="num_q",
+)
+
+
+# -- public expression functions ----------------------------------------------------------------
+
+
+def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Average precision (trec_eval ``map``; with ``k``, ``map_cut.k``).
+
+    ``AP@k = sum over relevant documents d at rank r(d) <= k of
+    P@r(d) / R``, with ``R`` the number of relevant documents of the query
+    (retrieved or not). 0 when ``R`` is 0.
+
+    Parameters
+    ----------
+    k
+        Only ranks ``1..k`` count; the divisor stays ``R``.
+    rel
+        Minimum judgement for a document to be relevant.
+    rank, relevance
+        Column names in the judged frame.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [1, 0, 1, 1]})
+    >>> round(judged.select(fe.ranking.ap()).item(), 4)  # (1/1 + 2/3) / 3
+    0.5556
+    """
+    return measure(AP, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def ndcg(
+    k: int | None = None,
+    *,
+    gain: str = "linear",
+    base: float = 2.0,
+    rank: str = RANK,
+    relevance: str = RELEVANCE,
+) -> pl.Expr:
+    """Normalised discounted cumulative gain (trec_eval ``ndcg``, ``ndcg_cut.k``).
+
+    ``DCG@k = sum over ranks r <= k of gain(g_r) / log_base(r + 1)``;
+    ``nDCG@k = DCG@k / IDCG@k``, where the ideal ranking sorts every judged
+    document of the query by gain. Without ``k`` the run's whole ranking is
+    scored against the whole ideal ranking. 0 when no document has gain.
+
+    Parameters
+    ----------
+    k
+        Cutoff for both the run and the ideal ranking.
+    gain
+        ``"linear"`` (the judgement, trec_eval's) or ``"exp"`` (``2**g - 1``).
+        Negative and null judgements give no gain.
+    base
+        Base of the logarithmic discount.
+    rank, relevance
+        Column names in the judged frame.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2], "relevance": [1, 2]})
+    >>> round(judged.select(fe.ranking.ndcg()).item(), 4)
+    0.8597
+    """
+    return measure(NDCG, cutoff=k, gain=gain, base=base).expr(rank=rank, relevance=relevance)
+
+
+def precision(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Precision at ``k`` (trec_eval ``P.k``): relevant documents in ranks ``1..k``, over ``k``.
+
+    The divisor is always ``k``, also when fewer than ``k`` documents were
+    retrieved.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2], "relevance": [1, 0]}).select(fe.ranking.precision(5)).item()
+    0.2
+    """
+    return measure(P, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def recall(
+    k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Recall at ``k`` (trec_eval ``recall.k``): relevant documents in ranks ``1..k`` over ``R``.
+
+    Without ``k``, every retrieved document counts. 0 when ``R`` is 0.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, None], "relevance": [1, 0, 1]})
+    >>> judged.select(fe.ranking.recall(10)).item()
+    0.5
+    """
+    return measure(R, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def rr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Reciprocal rank (trec_eval ``recip_rank``): ``1 / rank`` of the first relevant document.
+
+    0 when no relevant document is retrieved (within ``k``, if given).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2, 3], "relevance": [0, None, 1]}).select(fe.ranking.rr()).item()
+    0.3333333333333333
+    """
+    return measure(RR, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def r_precision(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """R-precision (trec_eval ``Rprec``): precision at rank ``R``, the number of relevant documents.
+
+    0 when ``R`` is 0.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]})
+    >>> judged.select(fe.ranking.r_precision()).item()
+    0.5
+    """
+    return measure(RPREC, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def success(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Success at ``k`` (trec_eval ``success.k``): 1.0 if a relevant document is in ranks ``1..k``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2], "relevance": [0, 1]}).select(fe.ranking.success(1)).item()
+    0.0
+    """
+    return measure(SUCCESS, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def num_ret(*, rank: str = RANK) -> pl.Expr:
+    """Number of retrieved documents (trec_eval ``num_ret``): rows with a rank.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]}).select(fe.ranking.num_ret()).item()
+    2
+    """
+    return measure(NUM_RET).expr(rank=rank)
+
+
+def num_rel(*, rel: int = 1, relevance: str = RELEVANCE) -> pl.Expr:
+    """Number of relevant documents of the query, retrieved or not (trec_eval ``num_rel``).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]}).select(fe.ranking.num_rel()).item()
+    2
+    """
+    return measure(NUM_REL, rel=rel).expr(relevance=relevance)
+
+
+def num_rel_ret(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Number of relevant documents retrieved (trec_eval ``num_rel_ret``).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]})
+    >>> judged.select(fe.ranking.num_rel_ret()).item()
+    1
+    """
+    return measure(NUM_REL_RET, rel=rel).expr(rank=rank, relevance=relevance)
+
+
+def num_q() -> pl.Expr:
+    """1 for each group (query) evaluated; ``summarize`` sums it into trec_eval's ``num_q``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"q": ["a", "b"]}).group_by("q").agg(fe.ranking.num_q())["NumQ"].sum()
+    2
+    """
+    return measure(NUM_Q).expr()

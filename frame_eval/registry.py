@@ -1,0 +1,318 @@
+"""Measure names: the registry, the parser and the :class:`Measure` value.
+
+A measure is data: a family (``AP``, ``nDCG``, ``recall``...), a few typed
+parameters and an optional cutoff. Each family is declared once with
+:func:`register`, naming the one function that builds its polars
+expression. Names are read by a small hand-written parser, never by
+``eval``:
+
+- ir_measures style: ``AP``, ``nDCG@10``, ``AP(rel=2)@100``,
+  ``nDCG(gain=exp)@20``;
+- trec_eval style: ``map``, ``ndcg_cut.10``, ``P_5``, ``recall.5,100``
+  (several cutoffs give several measures);
+- family shorthands registered by a module, such as ``F2`` or ``F0.5``.
+
+Lookup is case-insensitive; an unknown name gets an error listing the
+closest known names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+
+__all__ = ["Measure", "MeasureSpec", "Param", "measure", "parse_measures", "register", "specs"]
+
+Kind = Literal["ranking", "classification"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure family: its name, type, default and allowed values."""
+
+    name: str
+    type: type
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    doc: str = ""
+
+    def coerce(self, family: str, raw: Any) -> Any:
+        """Convert ``raw`` (a parsed string or a Python value) to this parameter's type."""
+        try:
+            if self.type is bool and isinstance(raw, str):
+                if raw.lower() not in {"true", "false", "1", "0"}:
+                    raise ValueError(raw)
+                value: Any = raw.lower() in {"true", "1"}
+            elif self.type is int and isinstance(raw, float) and raw.is_integer():
+                value = int(raw)
+            elif self.type is float and isinstance(raw, int | float):
+                value = float(raw)
+            else:
+                value = self.type(raw)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{family}: parameter {self.name}={raw!r} is not a valid "
+                f"{self.type.__name__}; for example {self.name}={self.default!r}"
+            ) from None
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(
+                f"{family}: parameter {self.name}={value!r} is not one of {list(self.choices)}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """The declaration of a measure family.
+
+    ``build(columns, cutoff, **params)`` returns the (unaliased) polars
+    expression; ``columns`` maps role names (``rank``, ``relevance``,
+    ``actual``, ...) to column names. ``aggregate`` says how per-group
+    values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
+    """
+
+    name: str
+    kind: Kind
+    summary: str
+    build: Callable[..., pl.Expr]
+    params: tuple[Param, ...] = ()
+    cutoff: Literal["none", "optional", "required"] = "none"
+    aggregate: Literal["mean", "sum"] = "mean"
+    aliases: tuple[str, ...] = ()
+    trec_name: str | None = None
+    trec_cut_name: str | None = None
+    format_name: Callable[[Mapping[str, Any], int | None], str] | None = None
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "none"
+        raise ValueError(f"{self.name}: unknown parameter {name!r}; known parameters: {known}")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A fully specified measure: family, non-default parameters and cutoff.
+
+    ``str(measure)`` is the canonical name (``nDCG@10``, ``AP(rel=2)``),
+    which is also the name of the column or ``metric`` value it produces.
+    """
+
+    spec: MeasureSpec
+    params: tuple[tuple[str, Any], ...] = ()
+    cutoff: int | None = None
+    _name: str = field(default="", compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """Every parameter with its value, defaults included."""
+        values = {p.name: p.default for p in self.spec.params}
+        values.update(self.params)
+        return values
+
+    def expr(self, **columns: str) -> pl.Expr:
+        """The polars aggregation expression for this measure, aliased to its name."""
+        return self.spec.build(columns, self.cutoff, **self.kwargs).alias(self.name)
+
+    def __str__(self) -> str:
+        return self._name
+
+
+_SPECS: dict[str, MeasureSpec] = {}
+# lower-cased name -> spec, per kind: "recall" is R@k for rankings and TP / P for classifiers
+_LOOKUP: dict[str, dict[str, MeasureSpec]] = {"ranking": {}, "classification": {}}
+Shorthand = Callable[[re.Match[str]], tuple[str, dict[str, Any]]]
+_SHORTHANDS: list[tuple[Kind, re.Pattern[str], Shorthand]] = []
+
+
+def register(spec: MeasureSpec) -> MeasureSpec:
+    """Add a measure family; its name and aliases become parseable."""
+    keys = [spec.name, *spec.aliases]
+    keys += [n for n in (spec.trec_name, spec.trec_cut_name) if n]
+    table = _LOOKUP[spec.kind]
+    for key in keys:
+        previous = table.get(key.lower())
+        if previous is not None and previous is not spec:
+            raise ValueError(f"measure name {key!r} is taken by {previous.name}")
+        table[key.lower()] = spec
+    _SPECS[f"{spec.kind}:{spec.name}"] = spec
+    return spec
+
+
+def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
+    """Accept names matching ``pattern`` (full match, case-insensitive) as ``shorthand(match)``.
+
+    ``shorthand`` returns the family name and its parameters, e.g. ``F2`` gives
+    ``("F", {"beta": 2.0})``.
+    """
+    _SHORTHANDS.append((kind, re.compile(pattern, re.IGNORECASE), shorthand))
+
+
+def specs(kind: Kind | None = None) -> list[MeasureSpec]:
+    """All registered families, optionally of one kind, in registration order."""
+    return [s for s in _SPECS.values() if kind is None or s.kind == kind]
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _canonical(spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> str:
+    if spec.format_name is not None:
+        return spec.format_name(params, cutoff)
+    text = spec.name
+    shown = [f"{p.name}={_format_value(params[p.name])}" for p in spec.params if p.name in params]
+    if shown:
+        text += "(" + ",".join(shown) + ")"
+    if cutoff is not None:
+        text += f"@{cutoff}"
+    return text
+
+
+def measure(
+    name: str | MeasureSpec, cutoff: int | None = None, *, kind: Kind = "ranking", **params: Any
+) -> Measure:
+    """Build a :class:`Measure` from a family name (or spec), cutoff and parameters.
+
+    Parameters equal to their default are dropped, so ``measure("AP", rel=1)``
+    and ``measure("AP")`` are the same measure named ``AP``.
+    """
+    spec = name if isinstance(name, MeasureSpec) else _lookup(name, kind)
+    if cutoff is not None:
+        if spec.cutoff == "none":
+            raise ValueError(f"{spec.name} takes no cutoff (got @{cutoff})")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
+            raise ValueError(f"{spec.name}: cutoff must be a positive integer, got {cutoff!r}")
+    elif spec.cutoff == "required":
+        raise ValueError(f"{spec.name} needs a cutoff, for example {spec.name}@10")
+    chosen: dict[str, Any] = {}
+    for key, raw in params.items():
+        p = spec.param(key)
+        value = p.coerce(spec.name, raw)
+        if value != p.default:
+            chosen[key] = value
+    ordered = tuple((p.name, chosen[p.name]) for p in spec.params if p.name in chosen)
+    return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff))
+
+
+def _lookup(name: str, kind: Kind) -> MeasureSpec:
+    table = _LOOKUP[kind]
+    spec = table.get(name.lower())
+    if spec is None:
+        close = difflib.get_close_matches(name.lower(), list(table), n=5, cutoff=0.5)
+        hint = ", ".join(_display_key(k, kind) for k in close) if close else "none"
+        raise ValueError(
+            f"unknown {kind} measure {name!r}; closest known names: {hint} "
+            f"(frame_eval.measures({kind!r}) lists them all)"
+        )
+    return spec
+
+
+def _display_key(key: str, kind: Kind) -> str:
+    spec = _LOOKUP[kind][key]
+    for candidate in (spec.name, *spec.aliases, spec.trec_name, spec.trec_cut_name):
+        if candidate and candidate.lower() == key:
+            return candidate
+    return key
+
+
+_IR_FORM = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cut>\w+))?$"
+)
+_TREC_CUT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)[._](?P<cuts>\d+(?:,\d+)*)$")
+_PARAM = re.compile(r"^\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>.*?)\s*$")
+
+
+def _parse_params(text: str, original: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if not text.strip():
+        return params
+    for part in text.split(","):
+        m = _PARAM.match(part)
+        if m is None:
+            raise ValueError(f"cannot read parameter {part.strip()!r} in {original!r}; use key=value")
+        value = m.group("value")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        params[m.group("key")] = value
+    return params
+
+
+def _parse_cutoff(text: str, original: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"cutoff in {original!r} must be a positive integer, got {text!r}")
+    return int(text)
+
+
+def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
+    """Parse one measure name into measures (a trec_eval cutoff list gives several).
+
+    Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``.
+    """
+    original = text
+    text = text.strip()
+    measures: list[Measure]
+    trec = _TREC_CUT.match(text)
+    spec = _cut_spec(trec.group("name"), kind) if trec else None
+    if trec and spec is not None:
+        cuts = [_parse_cutoff(c, original) for c in trec.group("cuts").split(",")]
+        measures = [measure(spec, cutoff=c) for c in cuts]
+    else:
+        for pattern_kind, pattern, shorthand in _SHORTHANDS:
+            m = pattern.fullmatch(text)
+            if pattern_kind == kind and m is not None:
+                family, params = shorthand(m)
+                measures = [measure(family, kind=kind, **params)]
+                break
+        else:
+            m = _IR_FORM.match(text)
+            if m is None:
+                raise ValueError(
+                    f"cannot read measure name {original!r}; write it like 'nDCG@10' or 'AP(rel=2)'"
+                )
+            params = _parse_params(m.group("params") or "", original)
+            cut = m.group("cut")
+            cutoff = _parse_cutoff(cut, original) if cut is not None else None
+            spec = _lookup(m.group("name"), kind)
+            if cutoff is None and (spec.trec_cut_name or "").lower() == m.group("name").lower():
+                raise ValueError(f"{m.group('name')} needs a cutoff, e.g. {m.group('name')}.10")
+            measures = [measure(spec, cutoff=cutoff, **params)]
+    return measures
+
+
+def _cut_spec(name: str, kind: Kind) -> MeasureSpec | None:
+    spec = _LOOKUP[kind].get(name.lower())
+    if spec is None or spec.cutoff == "none":
+        return None
+    return spec
+
+
+def resolve(items: str | Measure | Iterable[str | Measure], kind: Kind = "ranking") -> list[Measure]:
+    """Turn names and :class:`Measure` values into a de-duplicated list of measures."""
+    if isinstance(items, str | Measure):
+        items = [items]
+    out: list[Measure] = []
+    seen: set[str] = set()
+    for item in items:
+        found = parse_measures(item, kind) if isinstance(item, str) else [item]
+        for ms in found:
+            if ms.spec.kind != kind:
+                raise ValueError(f"{ms.name} is a {ms.spec.kind} measure, not a {kind} measure")
+            if ms.name not in seen:
+                seen.add(ms.name)
+                out.append(ms)
+    if not out:
+        raise ValueError("no measures given; pass names such as ['AP', 'nDCG@10']")
+    return out
