@@ -124,7 +124,7 @@ def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame]) -> pl.LazyFra
     report = report.select(pl.col("message").str.join("; ").alias(_CHECK))
     columns = result.collect_schema().names()
     return (
-        result.join(report, how="cross")
+        result.join(report, how="cross", maintain_order="left")
         .filter(pl.col(_CHECK).map_batches(_raise_if_problem, return_dtype=pl.Boolean))
         .select(columns)
     )

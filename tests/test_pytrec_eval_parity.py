@@ -1,0 +1,109 @@
+"""Property tests: every per-query value equals pytrec_eval (trec_eval 9.x) within 1e-9.
+
+Random runs and qrels with tied scores, graded and negative judgements,
+queries without relevant documents, queries on one side only, cutoffs
+longer than the ranking, and string or integer ids whose text order
+differs from their numeric order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import frame_eval as fe
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+CUTS = (1, 3, 5, 10, 50)
+# pytrec_eval measure -> frame_eval names, with the key pytrec_eval reports them under
+TREC_MEASURES = {
+    "map": [("map", "AP")],
+    "map_cut": [(f"map_cut_{k}", f"AP@{k}") for k in CUTS],
+    "ndcg": [("ndcg", "nDCG")],
+    "ndcg_cut": [(f"ndcg_cut_{k}", f"nDCG@{k}") for k in CUTS],
+    "P": [(f"P_{k}", f"P@{k}") for k in CUTS],
+    "recall": [(f"recall_{k}", f"R@{k}") for k in CUTS],
+    "recip_rank": [("recip_rank", "RR")],
+    "Rprec": [("Rprec", "Rprec")],
+    "success": [(f"success_{k}", f"Success@{k}") for k in (1, 5, 10)],
+    "num_ret": [("num_ret", "NumRet")],
+    "num_rel": [("num_rel", "NumRel")],
+    "num_rel_ret": [("num_rel_ret", "NumRelRet")],
+}
+PYTREC_NAMES = {
+    "map", "ndcg", "recip_rank", "Rprec", "num_ret", "num_rel", "num_rel_ret",
+    "map_cut." + ",".join(map(str, CUTS)), "ndcg_cut." + ",".join(map(str, CUTS)),
+    "P." + ",".join(map(str, CUTS)), "recall." + ",".join(map(str, CUTS)), "success.1,5,10",
+}
+
+
+def random_case(seed: int, integer_ids: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    rng = np.random.default_rng(seed)
+    n_queries = int(rng.integers(1, 12))
+    queries = [int(q) for q in rng.choice(40, size=n_queries, replace=False)]
+    run_rows, qrels_rows = [], []
+    for q in queries:
+        pool = rng.choice(120, size=int(rng.integers(1, 60)), replace=False)
+        side = rng.random()
+        if side > 0.15:  # in the run (some queries only in qrels)
+            depth = int(rng.integers(1, len(pool) + 1))
+            retrieved = rng.choice(pool, size=depth, replace=False)
+            # few distinct scores: many ties, broken by doc id text
+            scores = rng.integers(0, 6, size=depth) / 2.0
+            run_rows += [(q, int(d), float(s)) for d, s in zip(retrieved, scores, strict=True)]
+        if side < 0.85:  # in the qrels (some queries only in the run)
+            judged = rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False)
+            levels = rng.choice([-1, 0, 0, 1, 2, 3], size=len(judged))
+            if rng.random() < 0.2:  # a query with nothing relevant
+                levels = np.minimum(levels, 0)
+            qrels_rows += [(q, int(d), int(r)) for d, r in zip(judged, levels, strict=True)]
+    run = pl.DataFrame(
+        run_rows, schema={"query_id": pl.Int64, "doc_id": pl.Int64, "score": pl.Float64}, orient="row"
+    )
+    qrels = pl.DataFrame(
+        qrels_rows, schema={"query_id": pl.Int64, "doc_id": pl.Int64, "relevance": pl.Int64}, orient="row"
+    )
+    if not integer_ids:
+        run = run.with_columns(pl.format("q{}", "query_id").alias("query_id"),
+                               pl.format("d{}", "doc_id").alias("doc_id"))
+        qrels = qrels.with_columns(pl.format("q{}", "query_id").alias("query_id"),
+                                   pl.format("d{}", "doc_id").alias("doc_id"))
+    return run, qrels
+
+
+def pytrec_values(run: pl.DataFrame, qrels: pl.DataFrame, rel: int) -> dict[tuple[str, str], float]:
+    qrel_dict: dict[str, dict[str, int]] = {}
+    for q, d, r in qrels.iter_rows():
+        qrel_dict.setdefault(str(q), {})[str(d)] = r
+    run_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in run.iter_rows():
+        run_dict.setdefault(str(q), {})[str(d)] = s
+    evaluator = pytrec_eval.RelevanceEvaluator(qrel_dict, PYTREC_NAMES, relevance_level=rel)
+    results = evaluator.evaluate(run_dict)
+    return {(q, key): v for q, values in results.items() for key, v in values.items()}
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("integer_ids", [False, True])
+def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
+    run, qrels = random_case(seed, integer_ids)
+    rel = 1 if seed % 3 else 2
+    pairs = [pair for family in TREC_MEASURES.values() for pair in family]
+    measures = []
+    for _, name in pairs:
+        m = fe.parse_measures(name)[0]
+        if rel != 1 and any(p.name == "rel" for p in m.spec.params):
+            m = fe.measure(m.spec, cutoff=m.cutoff, rel=rel)
+        measures.append(m)
+    expected = pytrec_values(run, qrels, rel)
+    got = run.ireval.evaluate(qrels, measures, shape="wide")
+    got_queries = {str(q) for q in got["query_id"]}
+    assert got_queries == {q for q, _ in expected}
+    for row in got.iter_rows(named=True):
+        q = str(row["query_id"])
+        for (trec_key, _), m in zip(pairs, measures, strict=True):
+            assert row[m.name] == pytest.approx(expected[(q, trec_key)], abs=1e-9, rel=0), (
+                f"{m.name} query {q}"
+            )
