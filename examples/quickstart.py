@@ -1,0 +1,48 @@
+"""frame_eval quickstart: evaluate the bundled sample data and print tidy results.
+
+    python examples/quickstart.py
+
+The data in examples/data/ is synthetic (see make_sample_data.py): two
+retrieval systems over 40 queries with graded judgements, and two
+classifiers' predictions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+import frame_eval as fe
+
+DATA = Path(__file__).resolve().parent / "data"
+pl.Config.set_tbl_rows(12)
+
+
+def ranking() -> None:
+    runs = fe.scan_trec_run(DATA / "runs.txt").rename({"run_id": "system"})
+    qrels = fe.scan_trec_qrels(DATA / "qrels.txt")
+
+    print("Mean over queries, per system (LazyFrame in, LazyFrame out):")
+    summary = runs.ireval.summarize(qrels, ["AP", "nDCG@10", "P@5", "RR", "R@100", "NumQ"], by="system")
+    print(summary.collect().pivot("metric", index="system", values="value"))
+
+    print("\nPer query, one column per measure:")
+    per_query = runs.ireval.evaluate(qrels, ["AP", "nDCG@10", "P@5"], by="system", shape="wide")
+    print(per_query.collect().head(4))
+
+    print("\nThe same measures as expressions over the judged frame, next to your own:")
+    judged = runs.ireval.judge(qrels, by="system")
+    wins = (
+        judged.group_by("system", "query_id")
+        .agg(fe.ranking.ap(), fe.ranking.ndcg(k=10), fe.ranking.rr())
+        .with_columns((pl.col("AP") > pl.col("AP").median().over("query_id")).alias("above_median"))
+        .group_by("system")
+        .agg(pl.col("above_median").mean().alias("share_of_queries_above_median"), pl.col("RR").mean())
+        .sort("system")
+    )
+    print(wins.collect())
+
+
+if __name__ == "__main__":
+    ranking()
