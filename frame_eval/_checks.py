@@ -116,6 +116,27 @@ def duplicate_problem(frame: pl.LazyFrame, keys: Sequence[str], label: str, fix:
     )
 
 
+def adjacent_duplicate_problem(
+    frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str
+) -> pl.LazyFrame:
+    """Like :func:`duplicate_problem`, for a frame sorted by ``keys``: repeats are neighbours.
+
+    One linear pass instead of a hash aggregation; the count is of repeated rows.
+    """
+    repeat = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
+    example = pl.concat_str(
+        [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String)) for k in keys], separator=", "
+    )
+    return frame.select(
+        count=repeat.sum().cast(pl.UInt64),
+        message=pl.format(
+            f"{{}} repeated ({', '.join(keys)}) rows in the {label}, e.g. {{}}; {fix}",
+            repeat.sum(),
+            example.filter(repeat).first(),
+        ),
+    )
+
+
 def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame]) -> pl.LazyFrame:
     """Make ``result`` raise a ``ValueError`` on collect if any problem row has a count > 0."""
     if not problems:

@@ -104,14 +104,15 @@ def _prepare(
 
 
 def _problems(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, duplicates: Duplicates
+    run: pl.LazyFrame, ranked: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, duplicates: Duplicates
 ) -> list[pl.LazyFrame]:
     problems = _checks.null_problems(run, [*cols.query_keys, cols.doc_id, cols.score], "run")
     problems += _checks.null_problems(qrels, [cols.query_id, cols.doc_id, cols.relevance], "qrels")
     if duplicates == "error":
+        # the ranked run is sorted by (query keys, doc_id), so repeats are neighbours
         problems.append(
-            _checks.duplicate_problem(
-                run, [*cols.query_keys, cols.doc_id], "run",
+            _checks.adjacent_duplicate_problem(
+                ranked, [*cols.query_keys, cols.doc_id], "run",
                 "keep one row per document, or pass duplicates='max' to keep its highest score",
             )
         )
@@ -124,20 +125,20 @@ def _problems(
     return problems
 
 
-def rank_run(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, depth: int | None) -> pl.LazyFrame:
-    """Add a 1-based ``rank`` per query: score descending, then doc_id descending as text."""
+def rank_run(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> pl.LazyFrame:
+    """Add a 1-based ``rank`` per query: score descending, then doc_id descending as text.
+
+    The frame is sorted by (query keys, doc_id descending) and ranked with a stable
+    ordinal rank of the score, so equal scores keep the doc_id order. The result
+    stays sorted by (query keys, doc_id), which also puts repeated documents side by side.
+    """
     keys = cols.query_keys
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:
         tie = tie.cast(pl.String)
-    ranked = run.sort(
-        [*keys, cols.score, tie],
-        descending=[False] * len(keys) + [True, True],
-        nulls_last=True,
-    ).with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).over(keys).alias(cols.rank))
-    if depth is not None:
-        ranked = ranked.filter(pl.col(cols.rank) <= depth)
-    return ranked
+    by_doc = run.sort([*keys, tie], descending=[False] * len(keys) + [True], nulls_last=True)
+    rank = pl.col(cols.score).rank("ordinal", descending=True).over(keys).cast(pl.UInt32)
+    return by_doc.with_columns(rank.alias(cols.rank))
 
 
 def judge_lazy(
@@ -159,8 +160,8 @@ def judge_lazy(
     if duplicates not in ("error", "max"):
         raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
     run, qrels, doc_dtype = _prepare(run, qrels, cols)
-    problems = _problems(run, qrels, cols, duplicates)
     doc_keys = [*cols.query_keys, cols.doc_id]
+    checked_run = run
     if duplicates == "max":
         run = run.sort(cols.score, descending=True, nulls_last=True).unique(doc_keys, keep="first")
         qrels = qrels.sort(cols.relevance, descending=True).unique(
@@ -168,7 +169,10 @@ def judge_lazy(
         )
 
     judged_queries = qrels.select(cols.query_id).unique()
-    ranked = rank_run(run.join(judged_queries, on=cols.query_id, how="semi"), cols, doc_dtype, depth)
+    ranked = rank_run(run.join(judged_queries, on=cols.query_id, how="semi"), cols, doc_dtype)
+    problems = _problems(checked_run, ranked, qrels, cols, duplicates)
+    if depth is not None:
+        ranked = ranked.filter(pl.col(cols.rank) <= depth)
     if complete and cols.by:
         groups = run.select(cols.by).unique().join(judged_queries, how="cross")
     elif complete:
