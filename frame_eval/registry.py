@@ -82,6 +82,7 @@ class MeasureSpec:
     build: Callable[..., pl.Expr]
     params: tuple[Param, ...] = ()
     cutoff: Literal["none", "optional", "required"] = "none"
+    cutoff_type: type = int
     aggregate: Literal["mean", "sum"] = "mean"
     aliases: tuple[str, ...] = ()
     trec_name: str | None = None
@@ -106,7 +107,7 @@ class Measure:
 
     spec: MeasureSpec
     params: tuple[tuple[str, Any], ...] = ()
-    cutoff: int | None = None
+    cutoff: float | None = None
     _name: str = field(default="", compare=False, repr=False)
 
     @property
@@ -153,7 +154,7 @@ def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
     """Accept names matching ``pattern`` (full match, case-insensitive) as ``shorthand(match)``.
 
     ``shorthand`` returns the family name and its parameters, e.g. ``F2`` gives
-    ``("F", {"beta": 2.0})``.
+    ``("F", {"beta": 2.0})``; a ``"cutoff"`` entry is taken as the cutoff.
     """
     _SHORTHANDS.append((kind, re.compile(pattern, re.IGNORECASE), shorthand))
 
@@ -169,7 +170,7 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def _canonical(spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None) -> str:
+def _canonical(spec: MeasureSpec, params: Mapping[str, Any], cutoff: float | None) -> str:
     if spec.format_name is not None:
         return spec.format_name(params, cutoff)
     text = spec.name
@@ -177,12 +178,12 @@ def _canonical(spec: MeasureSpec, params: Mapping[str, Any], cutoff: int | None)
     if shown:
         text += "(" + ",".join(shown) + ")"
     if cutoff is not None:
-        text += f"@{cutoff}"
+        text += f"@{_format_value(cutoff)}"
     return text
 
 
 def measure(
-    name: str | MeasureSpec, cutoff: int | None = None, *, kind: Kind = "ranking", **params: Any
+    name: str | MeasureSpec, cutoff: float | None = None, *, kind: Kind = "ranking", **params: Any
 ) -> Measure:
     """Build a :class:`Measure` from a family name (or spec), cutoff and parameters.
 
@@ -193,8 +194,7 @@ def measure(
     if cutoff is not None:
         if spec.cutoff == "none":
             raise ValueError(f"{spec.name} takes no cutoff (got @{cutoff})")
-        if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
-            raise ValueError(f"{spec.name}: cutoff must be a positive integer, got {cutoff!r}")
+        cutoff = _check_cutoff(spec, cutoff)
     elif spec.cutoff == "required":
         raise ValueError(f"{spec.name} needs a cutoff, for example {spec.name}@10")
     chosen: dict[str, Any] = {}
@@ -205,6 +205,16 @@ def measure(
             chosen[key] = value
     ordered = tuple((p.name, chosen[p.name]) for p in spec.params if p.name in chosen)
     return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff))
+
+
+def _check_cutoff(spec: MeasureSpec, cutoff: Any) -> float:
+    if spec.cutoff_type is float:
+        if isinstance(cutoff, bool) or not isinstance(cutoff, int | float) or not 0 <= cutoff <= 1:
+            raise ValueError(f"{spec.name}: cutoff must be a number from 0 to 1, got {cutoff!r}")
+        return float(cutoff)
+    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
+        raise ValueError(f"{spec.name}: cutoff must be a positive integer, got {cutoff!r}")
+    return cutoff
 
 
 def _lookup(name: str, kind: Kind) -> MeasureSpec:
@@ -229,7 +239,7 @@ def _display_key(key: str, kind: Kind) -> str:
 
 
 _IR_FORM = re.compile(
-    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cut>\w+))?$"
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cut>[\w.]+))?$"
 )
 _TREC_CUT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)[._](?P<cuts>\d+(?:,\d+)*)$")
 _PARAM = re.compile(r"^\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>.*?)\s*$")
@@ -250,10 +260,12 @@ def _parse_params(text: str, original: str) -> dict[str, Any]:
     return params
 
 
-def _parse_cutoff(text: str, original: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"cutoff in {original!r} must be a positive integer, got {text!r}")
-    return int(text)
+def _parse_cutoff(text: str, original: str, spec: MeasureSpec) -> float:
+    try:
+        value = spec.cutoff_type(text)
+    except ValueError:
+        raise ValueError(f"cannot read the cutoff {text!r} in {original!r}") from None
+    return _check_cutoff(spec, value)
 
 
 def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
@@ -267,14 +279,15 @@ def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
     trec = _TREC_CUT.match(text)
     spec = _cut_spec(trec.group("name"), kind) if trec else None
     if trec and spec is not None:
-        cuts = [_parse_cutoff(c, original) for c in trec.group("cuts").split(",")]
+        cuts = [_parse_cutoff(c, original, spec) for c in trec.group("cuts").split(",")]
         measures = [measure(spec, cutoff=c) for c in cuts]
     else:
         for pattern_kind, pattern, shorthand in _SHORTHANDS:
             m = pattern.fullmatch(text)
             if pattern_kind == kind and m is not None:
                 family, params = shorthand(m)
-                measures = [measure(family, kind=kind, **params)]
+                cutoff = params.pop("cutoff", None)
+                measures = [measure(family, cutoff, kind=kind, **params)]
                 break
         else:
             m = _IR_FORM.match(text)
@@ -284,8 +297,8 @@ def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
                 )
             params = _parse_params(m.group("params") or "", original)
             cut = m.group("cut")
-            cutoff = _parse_cutoff(cut, original) if cut is not None else None
             spec = _lookup(m.group("name"), kind)
+            cutoff = _parse_cutoff(cut, original, spec) if cut is not None else None
             if cutoff is None and (spec.trec_cut_name or "").lower() == m.group("name").lower():
                 raise ValueError(f"{m.group('name')} needs a cutoff, e.g. {m.group('name')}.10")
             measures = [measure(spec, cutoff=cutoff, **params)]

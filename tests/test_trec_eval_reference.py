@@ -11,11 +11,14 @@ from frame_eval.registry import parse_measures
 
 # trec_eval measure families that frame_eval implements (lines for others are skipped)
 SUPPORTED = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank",
-             "P_", "recall_", "ndcg", "ndcg_cut_", "map_cut_", "success_")
+             "P_", "recall_", "ndcg", "ndcg_cut_", "map_cut_", "success_", "iprec_at_recall_")
 
 
 def supported(name: str) -> bool:
-    return any(name == s or (s.endswith("_") and name.startswith(s) and name[len(s):].isdigit())
+    def is_cut(text: str) -> bool:
+        return text.isdigit() or (text.replace(".", "", 1).isdigit() and name.startswith("iprec"))
+
+    return any(name == s or (s.endswith("_") and name.startswith(s) and is_cut(name[len(s):]))
                for s in SUPPORTED)
 
 
@@ -34,6 +37,7 @@ CASES = {
     "out.test.aqc": ("qrels.test", "results.trunc", {"complete": True}),
     "out.test.aqcM": ("qrels.test", "results.trunc", {"complete": True, "depth": 100}),
     "out.test.aql": ("qrels.rel_level", "results.test", {"rel": 2}),
+    "out.test.meas_params": ("qrels.test", "results.test", {}),
 }
 
 
