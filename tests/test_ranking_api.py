@@ -200,3 +200,23 @@ def test_parser(text: str, names: list[str]) -> None:
 def test_parser_errors(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
         fe.parse_measures(text)
+
+
+@pytest.mark.parametrize("pandas_first", [False, True])
+def test_pandas_accessor_either_import_order_and_no_pandas_import(pandas_first: bool) -> None:
+    pytest.importorskip("pandas")
+    import subprocess
+    import sys
+
+    first = "import pandas as pd\nimport frame_eval" if pandas_first else "import frame_eval"
+    code = "\n".join([
+        first,
+        "import sys",
+        f"assert ('pandas' in sys.modules) == {pandas_first}",  # frame_eval alone never imports pandas
+        "import pandas as pd",
+        "df = pd.DataFrame({'query_id': ['q'], 'doc_id': ['d'], 'score': [1.0]})",
+        "qrels = pd.DataFrame({'query_id': ['q'], 'doc_id': ['d'], 'relevance': [1]})",
+        "print(df.ireval.evaluate(qrels, ['AP'])['value'].tolist())",
+    ])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[1.0]"
