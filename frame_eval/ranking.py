@@ -110,8 +110,8 @@ def _gain(relevance: pl.Expr, gain: str) -> pl.Expr:
 def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: float) -> pl.Expr:
     rank, relevance = _columns(columns)
     g = _gain(relevance, gain)
-    found = _within(rank, k) & (g > 0)
-    dcg = (g.filter(found) / (rank.filter(found) + 1).log(base)).sum()
+    # when/then keeps the sum on polars' vectorised path (a filter is evaluated group by group)
+    dcg = pl.when(_within(rank, k)).then(g / (rank + 1).log(base)).otherwise(0.0).sum()
     ideal = g.filter(g > 0)
     position = ideal.rank("ordinal", descending=True)
     ideal_terms = ideal / (position + 1).log(base)
@@ -133,7 +133,7 @@ def _build_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.
 
 def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
-    first = rank.filter(_relevant(relevance, rel) & _within(rank, k)).min()
+    first = pl.when(_relevant(relevance, rel) & _within(rank, k)).then(rank).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
 
 
