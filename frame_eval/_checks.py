@@ -10,11 +10,14 @@ and the fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
 _CHECK = "__frame_eval_problems"
+_TOKEN = "\x00suspicion:"
+_SEPARATOR = "\x1e"
 
 
 def schema_of(frame: pl.LazyFrame) -> pl.Schema:
@@ -99,60 +102,69 @@ def null_problems(frame: pl.LazyFrame, columns: Iterable[str], label: str) -> li
     ]
 
 
-def duplicate_problem(frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str) -> pl.LazyFrame:
-    """A problem row counting key combinations that occur more than once."""
-    dups = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
-    example = pl.concat_str(
-        [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String)) for k in keys], separator=", "
-    )
-    return dups.select(
-        count=pl.len().cast(pl.UInt64),
-        message=pl.format(
-            f"{{}} duplicated ({', '.join(keys)}) rows in the {label}, e.g. {{}} occurs {{}} times; {fix}",
-            pl.len(),
-            example.first(),
-            pl.col("_n").first(),
-        ),
-    )
+@dataclass(frozen=True)
+class Suspicion:
+    """A cheap check that may over-report; ``explain()`` runs the exact check (only when
+    ``frame`` reports a count > 0) and returns the message, or ``""`` if all is well."""
+
+    frame: pl.LazyFrame
+    explain: Callable[[], str]
 
 
-def adjacent_duplicate_problem(
-    frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str
-) -> pl.LazyFrame:
-    """Like :func:`duplicate_problem`, for a frame sorted by ``keys``: repeats are neighbours.
+def duplicate_problem(frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str) -> Suspicion:
+    """Key combinations that occur more than once.
 
-    One linear pass instead of a hash aggregation; the count is of repeated rows.
+    The fast pass compares the row count with the number of distinct 64-bit
+    hashes of the keys: equal means no repeats for certain. Only when they
+    differ (a repeat, or a hash collision) does the exact hash aggregation
+    run, to confirm and name an example.
     """
-    repeat = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
-    example = pl.concat_str(
-        [pl.format(f"{k}={{}}", pl.col(k).cast(pl.String)) for k in keys], separator=", "
-    )
-    return frame.select(
-        count=repeat.sum().cast(pl.UInt64),
-        message=pl.format(
-            f"{{}} repeated ({', '.join(keys)}) rows in the {label}, e.g. {{}}; {fix}",
-            repeat.sum(),
-            example.filter(repeat).first(),
-        ),
+    suspect = frame.select(
+        count=(pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64),
     )
 
+    def explain() -> str:
+        dups = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).collect()
+        if dups.height == 0:
+            return ""
+        first = dups.row(0, named=True)
+        example = ", ".join(f"{k}={first[k]}" for k in keys)
+        return (
+            f"{dups.height} duplicated ({', '.join(keys)}) rows in the {label}, "
+            f"e.g. {example} occurs {first['_n']} times; {fix}"
+        )
 
-def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame]) -> pl.LazyFrame:
-    """Make ``result`` raise a ``ValueError`` on collect if any problem row has a count > 0."""
+    return Suspicion(suspect, explain)
+
+
+def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Suspicion]) -> pl.LazyFrame:
+    """Make ``result`` raise a ``ValueError`` on collect if any problem row has a count > 0.
+
+    ``problems`` are frames of ``(count, message)`` rows, or :class:`Suspicion` values
+    whose message is worked out only if their count is positive.
+    """
     if not problems:
         return result
-    report = pl.concat(list(problems), how="vertical_relaxed").filter(pl.col("count") > 0)
-    report = report.select(pl.col("message").str.join("; ").alias(_CHECK))
+    frames, explainers = [], {}
+    for i, problem in enumerate(problems):
+        if isinstance(problem, Suspicion):
+            explainers[f"{_TOKEN}{i}"] = problem.explain
+            problem = problem.frame.with_columns(message=pl.lit(f"{_TOKEN}{i}"))
+        frames.append(problem.select(pl.col("count").cast(pl.UInt64), pl.col("message")))
+    report = pl.concat(frames).filter(pl.col("count") > 0)
+    report = report.select(pl.col("message").str.join(_SEPARATOR).alias(_CHECK))
+
+    def raise_if_problem(messages: pl.Series) -> pl.Series:
+        for joined in messages.head(1).to_list():
+            for message in (joined or "").split(_SEPARATOR):
+                text = explainers[message]() if message in explainers else message
+                if text:
+                    raise ValueError(text)
+        return pl.Series(values=[True] * len(messages), dtype=pl.Boolean)
+
     columns = result.collect_schema().names()
     return (
         result.join(report, how="cross", maintain_order="left")
-        .filter(pl.col(_CHECK).map_batches(_raise_if_problem, return_dtype=pl.Boolean))
+        .filter(pl.col(_CHECK).map_batches(raise_if_problem, return_dtype=pl.Boolean))
         .select(columns)
     )
-
-
-def _raise_if_problem(messages: pl.Series) -> pl.Series:
-    found = [m for m in messages.head(1).to_list() if m]
-    if found:
-        raise ValueError(found[0])
-    return pl.Series(values=[True] * len(messages), dtype=pl.Boolean)

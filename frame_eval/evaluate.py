@@ -11,8 +11,9 @@ from typing import Literal
 
 import polars as pl
 
+from frame_eval import _checks
 from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking measures)
-from frame_eval.judged import Duplicates, RunColumns, judge_lazy
+from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
 from frame_eval.registry import Measure, resolve
 
 Shape = Literal["long", "wide"]
@@ -41,13 +42,14 @@ def per_query_wide(
 ) -> pl.LazyFrame:
     """``[*by, query_id, <one Float64 column per measure>]``, sorted by the keys."""
     _check_names(cols.query_keys, [m.name for m in measures])
-    judged = judge_lazy(
-        run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates, sort=False
-    )
+    # most measures read only judged documents: skip the run's unjudged rows when we can
+    build = judged_frame if any(m.spec.reads_unjudged for m in measures) else evaluation_frame
+    judged, problems = build(run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates)
     exprs = [
         m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64) for m in measures
     ]
-    return judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
+    per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
+    return _checks.attach(per_query, problems)
 
 
 def evaluate(

@@ -69,12 +69,11 @@ def _prepare(
         qrels_schema, [cols.query_id, cols.doc_id, cols.relevance], "qrels",
         "pass query_id=, doc_id= or relevance= with your column names",
     )
-    for name in (cols.relevance,):
-        if name in run_schema:
-            raise ValueError(
-                f"run already has a column {name!r}, which judge() would fill from the qrels; "
-                f"rename or drop it in the run first"
-            )
+    if cols.relevance in run_schema:
+        raise ValueError(
+            f"run already has a column {cols.relevance!r}, which judge() would fill from the qrels; "
+            f"rename or drop it in the run first"
+        )
     if cols.rank in (*cols.by, cols.query_id, cols.doc_id, cols.score):
         raise ValueError(f"the rank column name {cols.rank!r} is also an input column; pass rank=")
     _checks.require_numeric(run_schema, cols.score, "run")
@@ -104,15 +103,15 @@ def _prepare(
 
 
 def _problems(
-    run: pl.LazyFrame, ranked: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, duplicates: Duplicates
-) -> list[pl.LazyFrame]:
-    problems = _checks.null_problems(run, [*cols.query_keys, cols.doc_id, cols.score], "run")
+    run: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, duplicates: Duplicates
+) -> list[pl.LazyFrame | _checks.Suspicion]:
+    problems: list[pl.LazyFrame | _checks.Suspicion] = []
+    problems += _checks.null_problems(run, [*cols.query_keys, cols.doc_id, cols.score], "run")
     problems += _checks.null_problems(qrels, [cols.query_id, cols.doc_id, cols.relevance], "qrels")
     if duplicates == "error":
-        # the ranked run is sorted by (query keys, doc_id), so repeats are neighbours
         problems.append(
-            _checks.adjacent_duplicate_problem(
-                ranked, [*cols.query_keys, cols.doc_id], "run",
+            _checks.duplicate_problem(
+                run, [*cols.query_keys, cols.doc_id], "run",
                 "keep one row per document, or pass duplicates='max' to keep its highest score",
             )
         )
@@ -125,20 +124,91 @@ def _problems(
     return problems
 
 
-def rank_run(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> pl.LazyFrame:
-    """Add a 1-based ``rank`` per query: score descending, then doc_id descending as text.
+def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
+    """1-based rank within each query: score descending, then doc_id descending as text.
 
-    The frame is sorted by (query keys, doc_id descending) and ranked with a stable
-    ordinal rank of the score, so equal scores keep the doc_id order. The result
-    stays sorted by (query keys, doc_id), which also puts repeated documents side by side.
+    One stable ordinal rank of the (score, doc_id) pair per query: no global sort.
     """
-    keys = cols.query_keys
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:
         tie = tie.cast(pl.String)
-    by_doc = run.sort([*keys, tie], descending=[False] * len(keys) + [True], nulls_last=True)
-    rank = pl.col(cols.score).rank("ordinal", descending=True).over(keys).cast(pl.UInt32)
-    return by_doc.with_columns(rank.alias(cols.rank))
+    order = pl.struct(pl.col(cols.score), tie)
+    return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The pieces every judged frame is built from."""
+
+    ranked: pl.LazyFrame  # the run with a rank column, cut at depth
+    groups: pl.LazyFrame  # [*keys, num_ret]: every (by, query) evaluated
+    qrels: pl.LazyFrame  # [*keys, doc_id, relevance]: the judgements of every group
+    problems: list[pl.LazyFrame | _checks.Suspicion]
+    run_columns: list[str]
+
+
+def _plan(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    complete: bool,
+    depth: int | None,
+    duplicates: Duplicates,
+) -> _Plan:
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
+    if duplicates not in ("error", "max"):
+        raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
+    run, qrels, doc_dtype = _prepare(run, qrels, cols)
+    problems = _problems(run, qrels, cols, duplicates)
+    keys = cols.query_keys
+    if duplicates == "max":
+        run = run.sort(cols.score, descending=True, nulls_last=True).unique(
+            [*keys, cols.doc_id], keep="first"
+        )
+        qrels = qrels.sort(cols.relevance, descending=True).unique(
+            [cols.query_id, cols.doc_id], keep="first"
+        )
+    judged_queries = qrels.select(cols.query_id).unique()
+    counts = run.group_by(keys).agg(pl.len().cast(pl.UInt32).alias("num_ret"))
+    if depth is not None:
+        counts = counts.with_columns(pl.col("num_ret").clip(upper_bound=depth))
+    if complete:
+        every = run.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
+        groups = every.join(counts, on=keys, how="left").with_columns(pl.col("num_ret").fill_null(0))
+    else:
+        groups = counts.join(judged_queries, on=cols.query_id, how="semi")
+    ranked = run.with_columns(rank_expr(cols, doc_dtype))
+    if depth is not None:
+        ranked = ranked.filter(pl.col(cols.rank) <= depth)
+    group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
+    run_columns = run.collect_schema().names()
+    return _Plan(ranked, groups, group_qrels, problems, run_columns)
+
+
+Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Suspicion]]
+
+
+def judged_frame(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    duplicates: Duplicates = "error",
+) -> Checked:
+    """The judged frame and its data checks (see :func:`judge_lazy`)."""
+    plan = _plan(run, qrels, cols, complete, depth, duplicates)
+    keys = cols.query_keys
+    doc_keys = [*keys, cols.doc_id]
+    ranked = plan.ranked.join(plan.groups.select(keys), on=keys, how="semi")
+    judged = ranked.join(plan.qrels, on=doc_keys, how="full", coalesce=True)
+    rest = [c for c in plan.run_columns if c not in (*doc_keys, cols.score)]
+    judged = judged.select(*doc_keys, cols.rank, cols.relevance, cols.score, *rest).sort(
+        [*keys, cols.rank, cols.doc_id], nulls_last=True
+    )
+    return judged, plan.problems
 
 
 def judge_lazy(
@@ -149,42 +219,46 @@ def judge_lazy(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
-    sort: bool = True,
 ) -> pl.LazyFrame:
     """The judged frame, lazily; see the module docstring for the rules.
 
-    Columns: ``[*by, query_id, doc_id, rank, relevance, score, <other run columns>]``.
+    Columns: ``[*by, query_id, doc_id, rank, relevance, score, <other run columns>]``,
+    sorted by the query keys and rank, missed documents last. Bad data raises on collect.
     """
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
-    if duplicates not in ("error", "max"):
-        raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
-    run, qrels, doc_dtype = _prepare(run, qrels, cols)
-    doc_keys = [*cols.query_keys, cols.doc_id]
-    checked_run = run
-    if duplicates == "max":
-        run = run.sort(cols.score, descending=True, nulls_last=True).unique(doc_keys, keep="first")
-        qrels = qrels.sort(cols.relevance, descending=True).unique(
-            [cols.query_id, cols.doc_id], keep="first"
-        )
+    frame, problems = judged_frame(
+        run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates
+    )
+    return _checks.attach(frame, problems)
 
-    judged_queries = qrels.select(cols.query_id).unique()
-    ranked = rank_run(run.join(judged_queries, on=cols.query_id, how="semi"), cols, doc_dtype)
-    problems = _problems(checked_run, ranked, qrels, cols, duplicates)
-    if depth is not None:
-        ranked = ranked.filter(pl.col(cols.rank) <= depth)
-    if complete and cols.by:
-        groups = run.select(cols.by).unique().join(judged_queries, how="cross")
-    elif complete:
-        groups = judged_queries
-    else:
-        groups = ranked.select(cols.query_keys).unique()
-    missed_or_found = groups.join(qrels, on=cols.query_id)
-    judged = ranked.join(missed_or_found, on=doc_keys, how="full", coalesce=True)
 
-    run_rest = [c for c in run.collect_schema().names() if c not in (*doc_keys, cols.score)]
-    order = [*doc_keys, cols.rank, cols.relevance, cols.score, *run_rest]
-    judged = judged.select(order)
-    if sort:
-        judged = judged.sort([*cols.query_keys, cols.rank, cols.doc_id], nulls_last=True)
-    return _checks.attach(judged, problems)
+def evaluation_frame(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    duplicates: Duplicates = "error",
+) -> Checked:
+    """A compact stand-in for the judged frame, ``[*keys, rank, relevance]``, for measures
+    that read only judged documents and the depth of the ranking.
+
+    It holds the judged documents of each evaluated query (rank null when missed) and one
+    unjudged row per query at rank ``num_ret`` (null when nothing was retrieved), in place
+    of the run's unjudged documents. Every measure whose spec does not set
+    ``reads_unjudged`` gives the same value on it as on :func:`judge_lazy`'s frame, from
+    a fraction of the rows. Returns the frame and its data checks, to attach to
+    whatever small result is computed from it.
+    """
+    plan = _plan(run, qrels, cols, complete, depth, duplicates)
+    keys = cols.query_keys
+    ranks = plan.ranked.select(*keys, cols.doc_id, cols.rank)
+    judged = ranks.join(plan.qrels, on=[*keys, cols.doc_id], how="right").select(
+        *keys, cols.rank, cols.relevance
+    )
+    deepest = plan.groups.select(
+        *keys,
+        pl.when(pl.col("num_ret") > 0).then(pl.col("num_ret")).alias(cols.rank),
+        pl.lit(None, dtype=pl.Int64).alias(cols.relevance),
+    )
+    return pl.concat([judged, deepest], how="vertical_relaxed"), plan.problems

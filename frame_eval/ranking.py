@@ -112,10 +112,12 @@ def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: f
     g = _gain(relevance, gain)
     # when/then keeps the sum on polars' vectorised path (a filter is evaluated group by group)
     dcg = pl.when(_within(rank, k)).then(g / (rank + 1).log(base)).otherwise(0.0).sum()
-    ideal = g.filter(g > 0)
-    position = ideal.rank("ordinal", descending=True)
-    ideal_terms = ideal / (position + 1).log(base)
-    idcg = (ideal_terms if k is None else ideal_terms.filter(position <= k)).sum()
+    # ideal ranking: every judgement of the query, best first (zero gains add nothing)
+    ideal = relevance.fill_null(0).clip(lower_bound=0).sort(descending=True)
+    if k is not None:
+        ideal = ideal.head(k)
+    positions = pl.int_range(2, ideal.len() + 2).cast(pl.Float64)
+    idcg = (_gain(ideal, gain) / positions.log(base)).sum()
     return _safe_ratio(dcg, idcg)
 
 
@@ -162,7 +164,8 @@ def _build_iprec(columns: Mapping[str, str], recall_level: float | None, *, rel:
 
 def _build_num_ret(columns: Mapping[str, str], k: int | None) -> pl.Expr:
     rank, _ = _columns(columns)
-    return rank.count()
+    # ranks run 1..n, so the deepest rank is the count (and needs only the last row)
+    return rank.max().fill_null(0).cast(pl.UInt32)
 
 
 def _build_num_rel(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
@@ -398,7 +401,7 @@ def iprec(
 
 
 def num_ret(*, rank: str = RANK) -> pl.Expr:
-    """Number of retrieved documents (trec_eval ``num_ret``): rows with a rank.
+    """Number of retrieved documents (trec_eval ``num_ret``): the deepest rank (ranks run 1..n).
 
     Examples
     --------

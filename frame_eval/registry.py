@@ -74,6 +74,8 @@ class MeasureSpec:
     expression; ``columns`` maps role names (``rank``, ``relevance``,
     ``actual``, ...) to column names. ``aggregate`` says how per-group
     values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
+    ``reads_unjudged`` marks a ranking measure that looks at unjudged retrieved
+    documents other than the deepest one (see ``judged.evaluation_frame``).
     """
 
     name: str
@@ -84,6 +86,7 @@ class MeasureSpec:
     cutoff: Literal["none", "optional", "required"] = "none"
     cutoff_type: type = int
     aggregate: Literal["mean", "sum"] = "mean"
+    reads_unjudged: bool = False
     aliases: tuple[str, ...] = ()
     trec_name: str | None = None
     trec_cut_name: str | None = None
