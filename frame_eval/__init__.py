@@ -14,15 +14,16 @@ installed) :class:`pandas.DataFrame`.
 
 from __future__ import annotations
 
+from frame_eval import classification, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
-from frame_eval import ranking
 from frame_eval.io import read_trec_qrels, read_trec_run, scan_trec_qrels, scan_trec_run
 from frame_eval.registry import Measure, MeasureSpec, measure, parse_measures, specs
 
 __all__ = [
     "Measure",
     "MeasureSpec",
+    "classification",
     "measure",
     "measures",
     "parse_measures",

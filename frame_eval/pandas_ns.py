@@ -44,6 +44,26 @@ class PandasIREval:
         args = (qrels,) if measures is None else (qrels, measures)
         return self._call("summarize", *args, **options)
 
+    def confusion(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
+        """Confusion counts; see :meth:`frame_eval.polars_ns.IREvalNamespace.confusion`."""
+        return self._call("confusion", actual, predicted, **options)
+
+    def rates(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
+        """Rates, tidy long; see :meth:`frame_eval.polars_ns.IREvalNamespace.rates`."""
+        return self._call("rates", actual, predicted, **options)
+
+    def confusion_matrix(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
+        """K x K matrix, tidy long; see :meth:`frame_eval.polars_ns.IREvalNamespace.confusion_matrix`."""
+        return self._call("confusion_matrix", actual, predicted, **options)
+
+    def roc(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
+        """ROC curve points; see :meth:`frame_eval.polars_ns.IREvalNamespace.roc`."""
+        return self._call("roc", actual, score, **options)
+
+    def pr_curve(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
+        """Precision-recall curve points; see :meth:`frame_eval.polars_ns.IREvalNamespace.pr_curve`."""
+        return self._call("pr_curve", actual, score, **options)
+
 
 def _register_now() -> None:
     import pandas as pd

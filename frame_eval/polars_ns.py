@@ -11,7 +11,9 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
+from frame_eval import classify as _classify
 from frame_eval import evaluate as _core
+from frame_eval.confusion import AUTO, Average
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -183,6 +185,203 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.summarize(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates,
+        )
+        return self._finish(result)
+
+    # -- classification --------------------------------------------------------------------------
+
+    def confusion(
+        self,
+        actual: str = "actual",
+        predicted: str = "predicted",
+        *,
+        by: str | Sequence[str] | None = None,
+        positive: Any = AUTO,
+    ) -> FrameT:
+        """Confusion counts of predicted labels, per group.
+
+        Returns ``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` (Int64): one row
+        per group for a binary problem, or, one-vs-rest, one row per class of
+        each group with a ``class`` column after ``by``. ``p``/``n`` are actual
+        positives/negatives, ``pp``/``pn`` predicted ones.
+
+        Parameters
+        ----------
+        actual, predicted
+            Label columns: Boolean, integer, string or categorical, no nulls.
+        by
+            Columns whose groups are evaluated separately (model, segment...).
+        positive
+            The positive label of a binary problem. Default: ``True`` for
+            Boolean labels; ``1`` for integer labels, which must then be 0 or 1;
+            one-vs-rest rows for string and categorical labels. ``None``:
+            one-vs-rest rows for any labels. A group's classes are the labels
+            in its actual or predicted column.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4,
+        ...                       "label": [1, 1, 0, 0] * 2, "pred": [1, 0, 0, 0, 1, 1, 1, 0]})
+        >>> preds.ireval.confusion("label", "pred", by="model").rows()
+        [('a', 1, 0, 1, 2, 2, 2, 1, 3, 4), ('b', 2, 1, 0, 1, 2, 2, 3, 1, 4)]
+        """
+        result = _classify.confusion(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive
+        )
+        return self._finish(result)
+
+    def rates(
+        self,
+        actual: str = "actual",
+        predicted: str = "predicted",
+        *,
+        by: str | Sequence[str] | None = None,
+        metrics: _classify.MeasureArg | None = None,
+        positive: Any = AUTO,
+        average: Average | None = None,
+        zero_division: float | None = None,
+    ) -> FrameT:
+        """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
+
+        Returns ``[*by, metric, value]`` (``value`` Float64), with a ``class``
+        column after ``by`` for one-vs-rest rows. Metrics keep the order given;
+        the default is every rate: ``recall, FNR, specificity, FPR, precision,
+        FDR, NPV, FOR, accuracy, error_rate, prevalence, F1,
+        balanced_accuracy, MCC, informedness, markedness, LR+, LR-, DOR, FM,
+        CSI``. Names resolve through the registry, synonyms included
+        (``TPR``, ``sensitivity``, ``PPV``, ``fall-out``, ``F2``, ``F(beta=3)``...).
+
+        Parameters
+        ----------
+        metrics
+            Measure names or :class:`~frame_eval.Measure` values (classification kind).
+        average
+            ``None`` (binary, or one row per class), or ``"micro"``, ``"macro"``,
+            ``"weighted"``: one value per group from the per-class values, as
+            scikit-learn averages; see :mod:`frame_eval.classification`.
+            Accuracy, error rate, balanced accuracy and MCC then take their
+            multi-class definitions. Excludes a ``positive`` label.
+        zero_division
+            Value of a rate whose formula divides by zero; the default leaves
+            it null (and out of macro and weighted means), like scikit-learn's
+            ``zero_division=np.nan``.
+        actual, predicted, by, positive
+            As in :meth:`confusion`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": ["cat", "cat", "dog", "bird"],
+        ...                       "pred": ["cat", "dog", "dog", "dog"]})
+        >>> preds.ireval.rates("label", "pred", metrics=["recall", "F1"], average="macro").rows()
+        [('recall', 0.5), ('F1', 0.38888888888888884)]
+        >>> preds.ireval.rates("label", "pred", metrics=["PPV"], positive="dog").rows()
+        [('precision', 0.3333333333333333)]
+        """
+        result = _classify.rates(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
+            positive=positive, average=average, zero_division=zero_division,
+        )
+        return self._finish(result)
+
+    def confusion_matrix(
+        self,
+        actual: str = "actual",
+        predicted: str = "predicted",
+        *,
+        by: str | Sequence[str] | None = None,
+    ) -> FrameT:
+        """The K x K confusion matrix of each group, tidy long: ``[*by, actual, predicted, count]``.
+
+        Every (actual, predicted) pair of the group's classes has a row, zero
+        counts included, sorted by actual then predicted label (as rows and
+        columns of scikit-learn's ``confusion_matrix``). Parameters as in :meth:`confusion`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": ["a", "a", "b"], "pred": ["a", "b", "b"]})
+        >>> preds.ireval.confusion_matrix("label", "pred").rows()
+        [('a', 'a', 1), ('a', 'b', 1), ('b', 'a', 0), ('b', 'b', 1)]
+        """
+        result = _classify.confusion_matrix(to_lazy(self._frame, "predictions"), actual, predicted, as_by(by))
+        return self._finish(result)
+
+    def roc(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+    ) -> FrameT:
+        """The ROC curve of each group: one row per distinct score, ready to plot ``fpr`` against ``tpr``.
+
+        Returns ``[*by, threshold, tp, fp, fn, tn, tpr, fpr, precision,
+        recall]``, threshold descending. At threshold ``t`` a row is predicted
+        positive when ``score >= t``, so tied scores form one point. Rates are
+        null where undefined (``tpr`` without positives, ``fpr`` without negatives).
+
+        Relation to scikit-learn (``drop_intermediate=False``): ``roc_curve``
+        has these rows after its first one (threshold ``inf``, the origin);
+        ``precision_recall_curve`` has them in reverse, plus its last point
+        (recall 0, precision 1); ``det_curve`` keeps the rows from the last
+        one without false positives to the first with every positive found.
+
+        Parameters
+        ----------
+        score
+            A numeric score column (higher: more likely positive), or a mapping
+            ``{class label: score column}`` for one-vs-rest curves, one per
+            class, with a ``class`` column after ``by``.
+        positive
+            The positive label as in :meth:`confusion`; string labels need it
+            (or a score mapping).
+        score_range
+            ``(low, high)``: scores outside it raise an error (at collect time
+            for lazy frames), e.g. ``(0, 1)`` for probabilities.
+        actual, by
+            As in :meth:`confusion`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+        >>> preds.ireval.roc("label", "prob").select("threshold", "fpr", "tpr").rows()
+        [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
+        """
+        result = _classify.curve(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            score_range=score_range,
+        )
+        return self._finish(result)
+
+    def pr_curve(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+    ) -> FrameT:
+        """The precision-recall curve of each group: plot ``recall`` against ``precision``.
+
+        The same table as :meth:`roc` (one row per distinct score, threshold
+        descending, so recall rises down the rows); parameters as there.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+        >>> preds.ireval.pr_curve("label", "prob").select("threshold", "recall", "precision").rows()
+        [(0.8, 0.5, 1.0), (0.4, 0.5, 0.5), (0.35, 1.0, 0.6666666666666666), (0.1, 1.0, 0.5)]
+        """
+        result = _classify.curve(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            score_range=score_range,
         )
         return self._finish(result)
 

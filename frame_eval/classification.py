@@ -1,0 +1,993 @@
+"""Classification measures as polars aggregation expressions: counts and rates.
+
+Each function returns an ordinary :class:`polars.Expr` that reduces the rows
+of a group (or the whole frame) to one number, so it works in
+``group_by(...).agg(...)``, in ``select`` and in ``over``. The curve scores
+(ROC AUC, average precision, PR AUC, equal error rate, best threshold) live
+in :mod:`frame_eval.curves` and are re-exported here.
+
+Conventions (scikit-learn's, except where noted):
+
+- **Binary** by default: a row is *positive* when its label equals
+  ``positive`` (default: ``True`` for Boolean labels, ``1`` for integers;
+  the comparison ``== 1`` matches both). Every other label is negative.
+- **Multi-class** with ``average="micro" | "macro" | "weighted"``: each class
+  of the group (every label seen in its actual or predicted column) is scored
+  one-vs-rest, then *macro* takes the plain mean, *weighted* the mean weighted
+  by support (``P`` of the class), *micro* computes the measure once from the
+  counts summed over classes. Accuracy, error rate, balanced accuracy and MCC
+  have standard multi-class definitions on the whole K x K matrix and use them
+  with any ``average`` (accuracy is the share of correct rows).
+- **Undefined values are null**: a measure whose formula divides by zero
+  (recall without actual positives, LR+ without false positives...) is null,
+  or ``zero_division`` when given. Nulls are left out of macro and weighted
+  means, as scikit-learn does with ``zero_division=np.nan``.
+- Rows with a null label are not counted (the ``.ireval`` methods refuse
+  them instead).
+
+>>> import polars as pl
+>>> from frame_eval import classification as C
+>>> preds = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4,
+...                       "label": [1, 1, 0, 0] * 2, "pred": [1, 0, 0, 0, 1, 1, 1, 0]})
+>>> preds.group_by("model", maintain_order=True).agg(C.recall("label", "pred"), C.f1("label", "pred"))
+shape: (2, 3)
+┌───────┬────────┬──────────┐
+│ model ┆ recall ┆ F1       │
+│ ---   ┆ ---    ┆ ---      │
+│ str   ┆ f64    ┆ f64      │
+╞═══════╪════════╪══════════╡
+│ a     ┆ 0.5    ┆ 0.666667 │
+│ b     ┆ 1.0    ┆ 0.8      │
+└───────┴────────┴──────────┘
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval.confusion import (
+    ACTUAL,
+    AUTO,
+    COUNT_NAMES,
+    PREDICTED,
+    Average,
+    Counts,
+    binary_counts,
+    check_average,
+    check_zero_division,
+    class_counts,
+    fill_undefined,
+    parseable,
+    ratio,
+)
+from frame_eval.curves import average_precision, best_threshold, equal_error_rate, pr_auc, roc_auc
+from frame_eval.registry import Measure, MeasureSpec, Param, measure, register, register_shorthand
+
+__all__ = [
+    "AUTO",
+    "accuracy",
+    "average_precision",
+    "balanced_accuracy",
+    "best_threshold",
+    "confusion",
+    "diagnostic_odds_ratio",
+    "equal_error_rate",
+    "error_rate",
+    "f1",
+    "false_omission_rate",
+    "fbeta",
+    "fdr",
+    "fn",
+    "fnr",
+    "fowlkes_mallows",
+    "fp",
+    "fpr",
+    "informedness",
+    "lr_minus",
+    "lr_plus",
+    "markedness",
+    "mcc",
+    "n",
+    "npv",
+    "p",
+    "pn",
+    "pp",
+    "pr_auc",
+    "precision",
+    "prevalence",
+    "recall",
+    "roc_auc",
+    "specificity",
+    "threat_score",
+    "tn",
+    "total",
+    "tp",
+]
+
+# -- builders: Counts -> unaliased expression; null where undefined --------------------------------
+
+def _recall(c: Counts) -> pl.Expr:
+    return ratio(c.tp, c.p)
+
+
+def _fnr(c: Counts) -> pl.Expr:
+    return ratio(c.fn, c.p)
+
+
+def _specificity(c: Counts) -> pl.Expr:
+    return ratio(c.tn, c.n)
+
+
+def _fpr(c: Counts) -> pl.Expr:
+    return ratio(c.fp, c.n)
+
+
+def _precision(c: Counts) -> pl.Expr:
+    return ratio(c.tp, c.pp)
+
+
+def _fdr(c: Counts) -> pl.Expr:
+    return ratio(c.fp, c.pp)
+
+
+def _npv(c: Counts) -> pl.Expr:
+    return ratio(c.tn, c.pn)
+
+
+def _for(c: Counts) -> pl.Expr:
+    return ratio(c.fn, c.pn)
+
+
+def _accuracy(c: Counts) -> pl.Expr:
+    return ratio(c.tp + c.tn, c.total)
+
+
+def _error_rate(c: Counts) -> pl.Expr:
+    return ratio(c.fp + c.fn, c.total)
+
+
+def _prevalence(c: Counts) -> pl.Expr:
+    return ratio(c.p, c.total)
+
+
+def _f(c: Counts, *, beta: float) -> pl.Expr:
+    if not (math.isfinite(beta) and beta >= 0):
+        raise ValueError(f"F: beta must be a finite number >= 0, got {beta!r}")
+    b2 = beta * beta
+    # (1 + b2) PPV TPR / (b2 PPV + TPR), written with counts so that it is defined when only TP is 0
+    return ratio((1.0 + b2) * c.tp.cast(pl.Float64), b2 * c.p.cast(pl.Float64) + c.pp.cast(pl.Float64))
+
+
+def _balanced_accuracy(c: Counts) -> pl.Expr:
+    # the mean recall of the two classes; a class absent from the actual labels is left out
+    tpr, tnr = _recall(c), _specificity(c)
+    return pl.when((c.p > 0) & (c.n > 0)).then((tpr + tnr) / 2.0).otherwise(pl.coalesce(tpr, tnr))
+
+
+def _mcc(c: Counts) -> pl.Expr:
+    tp, fp, fn, tn = (x.cast(pl.Float64) for x in (c.tp, c.fp, c.fn, c.tn))
+    spread = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    return ratio(tp * tn - fp * fn, spread.sqrt())
+
+
+def _informedness(c: Counts) -> pl.Expr:
+    return _recall(c) + _specificity(c) - 1.0
+
+
+def _markedness(c: Counts) -> pl.Expr:
+    return _precision(c) + _npv(c) - 1.0
+
+
+def _lr_plus(c: Counts) -> pl.Expr:
+    return ratio(_recall(c), _fpr(c))
+
+
+def _lr_minus(c: Counts) -> pl.Expr:
+    return ratio(_fnr(c), _specificity(c))
+
+
+def _dor(c: Counts) -> pl.Expr:
+    tp, fp, fn, tn = (x.cast(pl.Float64) for x in (c.tp, c.fp, c.fn, c.tn))
+    return ratio(tp * tn, fp * fn)
+
+
+def _fowlkes_mallows(c: Counts) -> pl.Expr:
+    return ratio(c.tp.cast(pl.Float64), (c.pp.cast(pl.Float64) * c.p.cast(pl.Float64)).sqrt())
+
+
+def _csi(c: Counts) -> pl.Expr:
+    return ratio(c.tp, c.tp + c.fn + c.fp)
+
+
+# -- whole-matrix definitions used by every multi-class average -------------------------------------
+
+def _multi_accuracy(c: Counts) -> pl.Expr:
+    return ratio(c.tp.sum(), c.total.first())
+
+
+def _multi_error_rate(c: Counts) -> pl.Expr:
+    return 1.0 - _multi_accuracy(c)
+
+
+def _multi_balanced_accuracy(c: Counts) -> pl.Expr:
+    return _recall(c).mean()  # nulls (classes without actual rows) are skipped
+
+
+def _multi_mcc(c: Counts) -> pl.Expr:
+    # Gorodkin's R_K: covariances of the actual and predicted one-hot matrices
+    rows = c.total.first().cast(pl.Float64)
+    support, said = c.p.cast(pl.Float64), c.pp.cast(pl.Float64)
+    cov_actual_said = c.tp.sum().cast(pl.Float64) * rows - (support * said).sum()
+    cov_said = rows * rows - (said * said).sum()
+    cov_actual = rows * rows - (support * support).sum()
+    return ratio(cov_actual_said, (cov_said * cov_actual).sqrt())
+
+
+# -- registry --------------------------------------------------------------------------------------
+
+RateFn = Callable[..., pl.Expr]
+RATES: dict[str, RateFn] = {}  # spec name -> builder from Counts, for counts and rates
+WHOLE_MATRIX: dict[str, Callable[[Counts], pl.Expr]] = {
+    "accuracy": _multi_accuracy,
+    "error_rate": _multi_error_rate,
+    "balanced_accuracy": _multi_balanced_accuracy,
+    "MCC": _multi_mcc,
+}
+
+
+def counts_of(columns: Any) -> Counts:
+    """Counts from a registry call: label columns (``actual``/``predicted``, binary with
+    ``positive``), count column names (``tp``...), or :class:`Counts` itself."""
+    if isinstance(columns, Counts):
+        return columns
+    if ACTUAL in columns or PREDICTED in columns:
+        return binary_counts(
+            columns.get(ACTUAL, ACTUAL), columns.get(PREDICTED, PREDICTED), columns.get("positive", AUTO)
+        )
+    return Counts.columns(columns)
+
+
+def _builder(fn: RateFn) -> Callable[..., pl.Expr]:
+    def build(columns: Any, cutoff: float | None, **params: Any) -> pl.Expr:
+        return fn(counts_of(columns), **params)
+
+    return build
+
+
+def _spec(name: str, summary: str, fn: RateFn, *aliases: str, **kwargs: Any) -> MeasureSpec:
+    RATES[name] = fn
+    spec = MeasureSpec(
+        name=name, kind="classification", summary=summary, build=_builder(fn), aliases=aliases, **kwargs
+    )
+    return parseable(register(spec))
+
+
+def _count(field: str) -> RateFn:
+    return lambda c: getattr(c, field)
+
+
+TP = _spec("TP", "true positives: positive rows predicted positive", _count("tp"), "true_positives",
+           aggregate="sum")
+FP = _spec("FP", "false positives: negative rows predicted positive", _count("fp"), "false_positives",
+           "false_alarms", aggregate="sum")
+FN = _spec("FN", "false negatives: positive rows predicted negative", _count("fn"), "false_negatives",
+           "misses", aggregate="sum")
+TN = _spec("TN", "true negatives: negative rows predicted negative", _count("tn"), "true_negatives",
+           aggregate="sum")
+P = _spec("P", "actual positives: TP + FN", _count("p"), "positives", "support", aggregate="sum")
+N = _spec("N", "actual negatives: FP + TN", _count("n"), "negatives", aggregate="sum")
+PP = _spec("PP", "predicted positives: TP + FP", _count("pp"), "predicted_positives", aggregate="sum")
+PN = _spec("PN", "predicted negatives: FN + TN", _count("pn"), "predicted_negatives", aggregate="sum")
+TOTAL = _spec("total", "all rows: P + N", _count("total"), "samples", aggregate="sum")
+
+RECALL = _spec("recall", "recall, TPR: TP / P", _recall, "TPR", "sensitivity", "hit_rate", "hit rate",
+               "true_positive_rate")
+FNR = _spec("FNR", "false negative rate, miss rate: FN / P", _fnr, "miss_rate", "miss rate",
+            "false_negative_rate")
+SPECIFICITY = _spec("specificity", "specificity, TNR: TN / N", _specificity, "TNR", "selectivity",
+                    "true_negative_rate")
+FPR = _spec("FPR", "false positive rate, fall-out: FP / N", _fpr, "fall_out", "fall-out", "fallout",
+            "false_positive_rate")
+PRECISION = _spec("precision", "precision, PPV: TP / PP", _precision, "PPV", "positive_predictive_value")
+FDR = _spec("FDR", "false discovery rate: FP / PP", _fdr, "false_discovery_rate")
+NPV = _spec("NPV", "negative predictive value: TN / PN", _npv, "negative_predictive_value")
+FOR = _spec("FOR", "false omission rate: FN / PN", _for, "false_omission_rate")
+ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC")
+ERROR_RATE = _spec("error_rate", "error rate: (FP + FN) / total", _error_rate, "error rate",
+                   "misclassification_rate")
+PREVALENCE = _spec("prevalence", "prevalence: P / total", _prevalence)
+_BETA = Param("beta", float, 1.0, doc="weight of recall against precision")
+F = _spec(
+    "F", "F-beta score: (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)", _f, "F_score", "F-score",
+    "F_measure", "F-measure", "Fbeta", params=(_BETA,),
+    format_name=lambda params, cutoff: f"F{params.get('beta', 1.0):g}",
+)
+register_shorthand(
+    "classification", r"F(\d+(?:\.\d*)?|\.\d+)", lambda m: ("F", {"beta": float(m.group(1))})
+)
+BALANCED_ACCURACY = _spec("balanced_accuracy", "balanced accuracy: (TPR + TNR) / 2", _balanced_accuracy,
+                          "BA", "balanced accuracy")
+MCC = _spec("MCC", "Matthews correlation coefficient", _mcc, "matthews_corrcoef", "phi",
+            "phi_coefficient")
+INFORMEDNESS = _spec("informedness", "informedness, Youden's J: TPR + TNR - 1", _informedness,
+                     "youden_j", "Youden's J", "bookmaker_informedness", "BM")
+MARKEDNESS = _spec("markedness", "markedness: PPV + NPV - 1", _markedness, "MK", "deltaP")
+LR_PLUS = _spec("LR+", "positive likelihood ratio: TPR / FPR", _lr_plus, "LR_plus",
+                "positive_likelihood_ratio")
+LR_MINUS = _spec("LR-", "negative likelihood ratio: FNR / TNR", _lr_minus, "LR_minus",
+                 "negative_likelihood_ratio")
+DOR = _spec("DOR", "diagnostic odds ratio: (TP TN) / (FP FN)", _dor, "diagnostic_odds_ratio")
+FM = _spec("FM", "Fowlkes-Mallows index: sqrt(PPV TPR)", _fowlkes_mallows, "fowlkes_mallows",
+           "Fowlkes-Mallows", "FMI")
+CSI = _spec("CSI", "threat score, critical success index: TP / (TP + FN + FP)", _csi, "threat_score",
+            "TS", "critical_success_index", "jaccard")
+
+COUNT_SPECS: Final = (TP, FP, FN, TN, P, N, PP, PN, TOTAL)
+RATE_SPECS: Final = (
+    RECALL, FNR, SPECIFICITY, FPR, PRECISION, FDR, NPV, FOR, ACCURACY, ERROR_RATE, PREVALENCE, F,
+    BALANCED_ACCURACY, MCC, INFORMEDNESS, MARKEDNESS, LR_PLUS, LR_MINUS, DOR, FM, CSI,
+)
+DEFAULT_RATES: Final = tuple(s.name if s is not F else "F1" for s in RATE_SPECS)
+
+
+def value(m: Measure, counts: Counts) -> pl.Expr:
+    """The measure from counts (scalars or per-class vectors), null where undefined."""
+    return RATES[m.spec.name](counts, **m.kwargs)
+
+
+def averaged(m: Measure, counts: Counts, average: str, zero_division: float | None) -> pl.Expr:
+    """One value from per-class count vectors; see the module docstring for the averages."""
+    whole = WHOLE_MATRIX.get(m.spec.name)
+    if whole is not None:
+        return fill_undefined(whole(counts), zero_division)
+    if average == "micro":
+        summed = Counts(counts.tp.sum(), counts.fp.sum(), counts.fn.sum(), counts.tn.sum())
+        return fill_undefined(value(m, summed), zero_division)
+    per_class = fill_undefined(value(m, counts), zero_division)
+    if average == "macro":
+        return per_class.mean()
+    weight = counts.p.cast(pl.Float64)
+    weight_sum = pl.when(per_class.is_not_null()).then(weight).sum()
+    # like scikit-learn: when the defined classes all have zero support, fall back to the plain mean
+    return pl.when(weight_sum > 0).then((per_class * weight).sum() / weight_sum).otherwise(per_class.mean())
+
+
+
+
+def rate_expr(
+    m: Measure | MeasureSpec,
+    actual: str,
+    predicted: str,
+    positive: Any,
+    average: Average | None,
+    zero_division: float | None,
+) -> pl.Expr:
+    """The expression behind every public count and rate function."""
+    ms = m if isinstance(m, Measure) else measure(m, kind="classification")
+    check_average(average)
+    check_zero_division(zero_division)
+    if average is None:
+        if positive is None:
+            raise ValueError(
+                "positive=None (one value per class) is for frame.ireval.rates(); in an expression, "
+                "pass a positive label or average='micro', 'macro' or 'weighted'"
+            )
+        result = fill_undefined(value(ms, binary_counts(actual, predicted, positive)), zero_division)
+    else:
+        if positive is not AUTO:
+            raise ValueError(f"pass either positive= (binary) or average= (multi-class), not both: {ms.name}")
+        result = averaged(ms, class_counts(actual, predicted), average, zero_division)
+    return result.alias(ms.name)
+
+
+# -- public expression functions --------------------------------------------------------------------
+
+def confusion(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """All binary counts as one struct ``confusion{tp, fp, fn, tn, p, n, pp, pn, total}`` (Int64).
+
+    ``p = tp + fn`` (actual positives), ``n = fp + tn``, ``pp = tp + fp``
+    (predicted positives), ``pn = fn + tn``, ``total = p + n``. A row is
+    positive when its label equals ``positive``; a row with a null label is
+    not counted. ``.struct.unnest()`` (or ``DataFrame.unnest``) spreads the fields.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 1, 0, 0, 0], "yhat": [1, 0, 1, 0, 0]})
+    >>> df.select(C.confusion("y", "yhat")).unnest("confusion").row(0)
+    (1, 1, 1, 2, 2, 3, 2, 3, 5)
+    """
+    c = binary_counts(actual, predicted, positive)
+    fields = {name: getattr(c, name) for name in COUNT_NAMES}
+    return pl.struct(**fields).alias("confusion")
+
+
+def tp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """True positives: rows whose actual and predicted labels are both ``positive`` (Int64).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.tp("y", "yhat")).item()
+    1
+    """
+    return rate_expr(TP, actual, predicted, positive, None, None)
+
+
+def fp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """False positives (type I errors): negative rows predicted ``positive`` (Int64).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fp("y", "yhat")).item()
+    1
+    """
+    return rate_expr(FP, actual, predicted, positive, None, None)
+
+
+def fn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """False negatives (type II errors, misses): ``positive`` rows predicted negative (Int64).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fn("y", "yhat")).item()
+    1
+    """
+    return rate_expr(FN, actual, predicted, positive, None, None)
+
+
+def tn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """True negatives: negative rows predicted negative (Int64).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.tn("y", "yhat")).item()
+    1
+    """
+    return rate_expr(TN, actual, predicted, positive, None, None)
+
+
+def p(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """Actual positives ``P = TP + FN`` (scikit-learn's *support* of the positive class).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.p("y", "yhat")).item()
+    2
+    """
+    return rate_expr(P, actual, predicted, positive, None, None)
+
+
+def n(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """Actual negatives ``N = FP + TN``.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.n("y", "yhat")).item()
+    1
+    """
+    return rate_expr(N, actual, predicted, positive, None, None)
+
+
+def pp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """Predicted positives ``PP = TP + FP``.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.pp("y", "yhat")).item()
+    2
+    """
+    return rate_expr(PP, actual, predicted, positive, None, None)
+
+
+def pn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """Predicted negatives ``PN = FN + TN``.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.pn("y", "yhat")).item()
+    1
+    """
+    return rate_expr(PN, actual, predicted, positive, None, None)
+
+
+def total(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+    """Rows counted, ``P + N`` (rows with a null label are not counted).
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, None, 0], "yhat": [1, 0, 1]}).select(C.total("y", "yhat")).item()
+    2
+    """
+    return rate_expr(TOTAL, actual, predicted, positive, None, None)
+
+
+def recall(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Recall, true positive rate (TPR, sensitivity, hit rate): ``TP / P``.
+
+    Null when ``P`` is 0 (no actual positives), or ``zero_division`` if given.
+
+    Parameters
+    ----------
+    actual, predicted
+        Label columns: Boolean, integer, string or categorical.
+    positive
+        The positive label (default ``True`` / ``1``); every other label is negative.
+    average
+        ``"micro"``, ``"macro"`` or ``"weighted"``: score every class of the
+        group one-vs-rest and combine (see the module docstring); ``positive``
+        must then be left out.
+    zero_division
+        Value for an undefined result (scikit-learn's ``zero_division``); the
+        default leaves it null, like scikit-learn's ``np.nan``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "b"]})
+    >>> df.select(C.recall("y", "yhat", positive="a"), C.recall("y", "yhat", average="macro").alias("macro"))
+    shape: (1, 2)
+    ┌────────┬───────┐
+    │ recall ┆ macro │
+    │ ---    ┆ ---   │
+    │ f64    ┆ f64   │
+    ╞════════╪═══════╡
+    │ 0.5    ┆ 0.5   │
+    └────────┴───────┘
+    """
+    return rate_expr(RECALL, actual, predicted, positive, average, zero_division)
+
+
+def fnr(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """False negative rate (miss rate): ``FN / P = 1 - recall``.
+
+    Null when ``P`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fnr("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(FNR, actual, predicted, positive, average, zero_division)
+
+
+def specificity(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Specificity, true negative rate (TNR, selectivity): ``TN / N``.
+
+    Null when ``N`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.specificity("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(SPECIFICITY, actual, predicted, positive, average, zero_division)
+
+
+def fpr(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """False positive rate (fall-out): ``FP / N = 1 - specificity``.
+
+    Null when ``N`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.fpr("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(FPR, actual, predicted, positive, average, zero_division)
+
+
+def precision(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Precision, positive predictive value (PPV): ``TP / PP``.
+
+    Null when nothing is predicted positive (``PP`` is 0). Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 0, 0], "yhat": [0, 0, 0]})
+    >>> df.select(C.precision("y", "yhat"), C.precision("y", "yhat", zero_division=0).alias("zd")).row(0)
+    (None, 0.0)
+    """
+    return rate_expr(PRECISION, actual, predicted, positive, average, zero_division)
+
+
+def fdr(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """False discovery rate: ``FP / PP = 1 - precision``.
+
+    Null when ``PP`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.fdr("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(FDR, actual, predicted, positive, average, zero_division)
+
+
+def npv(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Negative predictive value: ``TN / PN``.
+
+    Null when nothing is predicted negative. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [0, 0, 1]}).select(C.npv("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(NPV, actual, predicted, positive, average, zero_division)
+
+
+def false_omission_rate(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """False omission rate (FOR): ``FN / PN = 1 - NPV``.
+
+    Null when ``PN`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [0, 0, 1]}).select(C.false_omission_rate("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(FOR, actual, predicted, positive, average, zero_division)
+
+
+def accuracy(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Accuracy: ``(TP + TN) / total``; with any ``average``, the share of rows predicted right.
+
+    With ``average`` this is scikit-learn's multi-class ``accuracy_score``
+    (correct rows over all rows), whichever average is named. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "b", "c", "c"], "yhat": ["a", "b", "b", "c"]})
+    >>> df.select(C.accuracy("y", "yhat", positive="c"),
+    ...           C.accuracy("y", "yhat", average="micro").alias("all")).row(0)
+    (0.75, 0.75)
+    """
+    return rate_expr(ACCURACY, actual, predicted, positive, average, zero_division)
+
+
+def error_rate(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Error rate (misclassification rate): ``(FP + FN) / total = 1 - accuracy``.
+
+    With ``average``, the share of rows predicted wrong. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.error_rate("y", "yhat")).item()
+    0.25
+    """
+    return rate_expr(ERROR_RATE, actual, predicted, positive, average, zero_division)
+
+
+def prevalence(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Prevalence: ``P / total``, the share of actual positives.
+
+    Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 0, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.prevalence("y", "yhat")).item()
+    0.25
+    """
+    return rate_expr(PREVALENCE, actual, predicted, positive, average, zero_division)
+
+
+def fbeta(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    beta: float = 1.0,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """F-beta score: ``(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``, named ``F1``, ``F2``, ``F0.5``...
+
+    The weighted harmonic mean of precision and recall, recall counting
+    ``beta`` times as much. Written with counts, as scikit-learn does: 0 when
+    ``TP`` is 0 but ``P`` or ``PP`` is not; null only when ``P`` and ``PP``
+    are both 0. ``beta=0`` gives precision. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 1, 1]})  # TP 1, FN 1, FP 2
+    >>> [round(v, 4) for v in df.select(C.fbeta("y", "yhat", beta=2), C.fbeta("y", "yhat", beta=0.5)).row(0)]
+    [0.4545, 0.3571]
+    """
+    m = measure(F, kind="classification", beta=beta)
+    return rate_expr(m, actual, predicted, positive, average, zero_division)
+
+
+def f1(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """F1 score: ``2 TP / (2 TP + FN + FP)``, the harmonic mean of precision and recall.
+
+    :func:`fbeta` with ``beta=1``. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 1, 1]}).select(C.f1("y", "yhat")).item()
+    0.4
+    """
+    return rate_expr(F, actual, predicted, positive, average, zero_division)
+
+
+def balanced_accuracy(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Balanced accuracy: ``(TPR + TNR) / 2``, the mean recall of the two classes.
+
+    As in scikit-learn, a class without actual rows is left out of the mean
+    (only positives: ``TPR``; only negatives: ``TNR``); null for no rows. With
+    ``average``, the mean recall over the classes with actual rows
+    (scikit-learn's multi-class ``balanced_accuracy_score``). Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 0, 0, 0], "yhat": [1, 0, 1, 0]})  # TPR 1, TNR 2/3
+    >>> round(df.select(C.balanced_accuracy("y", "yhat")).item(), 4)
+    0.8333
+    """
+    return rate_expr(BALANCED_ACCURACY, actual, predicted, positive, average, zero_division)
+
+
+def mcc(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Matthews correlation coefficient (phi): ``(TP TN - FP FN) / sqrt(PP P N PN)``.
+
+    Null when any of ``PP, P, N, PN`` is 0 (scikit-learn returns 0 there:
+    pass ``zero_division=0`` for its value). With ``average``, Gorodkin's
+    multi-class ``R_K`` on the whole matrix, scikit-learn's multi-class
+    ``matthews_corrcoef``. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]})
+    >>> round(df.select(C.mcc("y", "yhat")).item(), 4)
+    0.5774
+    """
+    return rate_expr(MCC, actual, predicted, positive, average, zero_division)
+
+
+def informedness(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Informedness (Youden's J, bookmaker informedness): ``TPR + TNR - 1``.
+
+    Null when ``P`` or ``N`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]}).select(C.informedness("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(INFORMEDNESS, actual, predicted, positive, average, zero_division)
+
+
+def markedness(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Markedness (deltaP): ``PPV + NPV - 1``.
+
+    Null when ``PP`` or ``PN`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]})  # PPV 1, NPV 2/3
+    >>> round(df.select(C.markedness("y", "yhat")).item(), 4)
+    0.6667
+    """
+    return rate_expr(MARKEDNESS, actual, predicted, positive, average, zero_division)
+
+
+def lr_plus(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Positive likelihood ratio ``LR+``: ``TPR / FPR``.
+
+    Null when ``P`` or ``N`` is 0, or when there are no false positives
+    (``FPR`` is 0). Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 1, 1, 0]}).select(C.lr_plus("y", "yhat")).item()
+    2.0
+    """
+    return rate_expr(LR_PLUS, actual, predicted, positive, average, zero_division)
+
+
+def lr_minus(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Negative likelihood ratio ``LR-``: ``FNR / TNR``.
+
+    Null when ``P`` or ``N`` is 0, or when there are no true negatives.
+    Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]}).select(C.lr_minus("y", "yhat")).item()
+    0.5
+    """
+    return rate_expr(LR_MINUS, actual, predicted, positive, average, zero_division)
+
+
+def diagnostic_odds_ratio(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Diagnostic odds ratio (DOR): ``(TP TN) / (FP FN) = LR+ / LR-``.
+
+    Null when ``FP`` or ``FN`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [1, 1, 1, 0, 0, 0], "yhat": [1, 1, 0, 1, 0, 0]})
+    >>> df.select(C.diagnostic_odds_ratio("y", "yhat")).item()
+    4.0
+    """
+    return rate_expr(DOR, actual, predicted, positive, average, zero_division)
+
+
+def fowlkes_mallows(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Fowlkes-Mallows index (FM): ``sqrt(PPV TPR) = TP / sqrt(PP P)``.
+
+    Null when ``PP`` or ``P`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 1, 1, 1]}).select(C.fowlkes_mallows("y", "yhat")).item()
+    0.7071067811865475
+    """
+    return rate_expr(FM, actual, predicted, positive, average, zero_division)
+
+
+def threat_score(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Threat score, critical success index (CSI), Jaccard index: ``TP / (TP + FN + FP)``.
+
+    Null when ``TP + FN + FP`` is 0. Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.threat_score("y", "yhat")).item()
+    0.3333333333333333
+    """
+    return rate_expr(CSI, actual, predicted, positive, average, zero_division)
+

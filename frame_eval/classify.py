@@ -1,0 +1,431 @@
+"""Classification evaluation of a predictions frame: the one lazy core behind the ``.ireval`` methods.
+
+Everything here takes and returns :class:`polars.LazyFrame` and collects
+nothing; the namespaces collect when their input was eager. Schema problems
+raise at once, data problems (null labels, integer labels that are not 0/1
+under the default positive class, scores outside a declared range) raise
+when the result is collected.
+
+Rules:
+
+- **Binary or one-vs-rest.** ``positive=<label>`` scores that label against
+  all others. By default Boolean labels are binary with positive ``True``
+  and integer labels binary with positive ``1`` (they must then be 0 or 1);
+  string and categorical labels, and ``positive=None``, give one row per
+  class (one-vs-rest) with a ``class`` column.
+- **Classes of a group** are the labels seen in its actual or predicted
+  column, so each group is evaluated exactly as scikit-learn evaluates that
+  group's rows alone; a class absent from a group has no row there.
+- Output rows are sorted by ``by``, then class (the labels' own order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval import _checks
+from frame_eval.classification import DEFAULT_RATES, RATES, averaged, value
+from frame_eval.confusion import (
+    AUTO,
+    COUNT_NAMES,
+    Average,
+    Counts,
+    binary_counts,
+    check_average,
+    check_zero_division,
+    fill_undefined,
+    ratio,
+)
+from frame_eval.registry import Measure, resolve
+
+FRAME: Final = "predictions"
+CLASS: Final = "class"
+CURVE_COLUMNS: Final = ("threshold", "tp", "fp", "fn", "tn", "tpr", "fpr", "precision", "recall")
+MeasureArg = str | Measure | Iterable[str | Measure]
+ScoreArg = str | Mapping[Any, str]
+
+_ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
+_POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
+
+
+# -- validation ----------------------------------------------------------------------------------
+
+def _is_text(dtype: pl.DataType) -> bool:
+    return dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+
+
+def _require_labels(schema: pl.Schema, column: str) -> pl.DataType:
+    dtype = schema[column]
+    if not (dtype == pl.Boolean or dtype.is_integer() or _is_text(dtype)):
+        raise TypeError(
+            f"{FRAME} column {column!r} must hold class labels (Boolean, integer, string or "
+            f"categorical), got {dtype}; cast it, e.g. pl.col({column!r}).cast(pl.Int64)"
+        )
+    return dtype
+
+
+def _common_label_dtype(schema: pl.Schema, actual: str, predicted: str) -> pl.DataType:
+    left, right = _require_labels(schema, actual), _require_labels(schema, predicted)
+    if left == right:
+        return left
+    if left.is_integer() and right.is_integer():
+        return pl.Int64
+    if _is_text(left) and _is_text(right):
+        return pl.String
+    raise TypeError(
+        f"{FRAME} columns {actual!r} ({left}) and {predicted!r} ({right}) must hold the same kind of "
+        f"labels; cast one, e.g. pl.col({predicted!r}).cast(pl.{left})"
+    )
+
+
+def _check_label(dtype: pl.DataType, label: Any, column: str, what: str) -> None:
+    fits = (
+        (dtype == pl.Boolean and isinstance(label, bool))
+        or (dtype.is_integer() and isinstance(label, int) and not isinstance(label, bool))
+        or (_is_text(dtype) and isinstance(label, str))
+    )
+    if not fits:
+        raise TypeError(
+            f"{what}={label!r} is not a possible label of {FRAME} column {column!r}, which is {dtype}"
+        )
+    if isinstance(dtype, pl.Enum) and label not in dtype.categories.to_list():
+        raise ValueError(f"{what}={label!r} is not a category of {FRAME} column {column!r} ({dtype})")
+
+
+def resolve_positive(dtype: pl.DataType, positive: Any, column: str) -> tuple[Any, bool]:
+    """(positive label, or None for one-vs-rest; whether labels must be 0 or 1)."""
+    if positive is None:
+        return None, False
+    if positive is AUTO:
+        if dtype == pl.Boolean:
+            return True, False
+        if dtype.is_integer():
+            return 1, True
+        return None, False
+    _check_label(dtype, positive, column, "positive")
+    return positive, False
+
+
+def _check_by(by: Sequence[str], outputs: Iterable[str]) -> None:
+    clash = [b for b in by if b in set(outputs)]
+    if clash:
+        raise ValueError(
+            f"by column {clash[0]!r} clashes with a column of the result (or one made on the way); rename it"
+        )
+
+
+def _unique(columns: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(columns))
+
+
+def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) -> list[pl.LazyFrame]:
+    problems = []
+    for c in _unique(columns):
+        bad = ~pl.col(c).is_in([0, 1])
+        problems.append(
+            frame.select(
+                count=bad.sum().cast(pl.UInt64),
+                message=pl.format(
+                    f"{{}} values in {FRAME} column {c!r} are neither 0 nor 1 (first at row {{}}: {{}}); "
+                    f"integer labels are read as binary with positive class 1: {fix}",
+                    bad.sum(), bad.arg_max(), pl.col(c).filter(bad).first(),
+                ),
+            )
+        )
+    return problems
+
+
+def _range_problems(
+    frame: pl.LazyFrame, columns: Iterable[str], score_range: tuple[float, float] | None
+) -> list[pl.LazyFrame]:
+    if score_range is None:
+        return []
+    low, high = score_range
+    problems = []
+    for c in _unique(columns):
+        bad = (pl.col(c) < low) | (pl.col(c) > high)
+        problems.append(
+            frame.select(
+                count=bad.sum().cast(pl.UInt64),
+                message=pl.format(
+                    f"{{}} values in {FRAME} column {c!r} are outside the declared score range "
+                    f"[{low}, {high}] (first at row {{}}: {{}}); fix the scores or score_range=",
+                    bad.sum(), bad.arg_max(), pl.col(c).filter(bad).first(),
+                ),
+            )
+        )
+    return problems
+
+
+def _check_range(score_range: Any) -> tuple[float, float] | None:
+    if score_range is None:
+        return None
+    try:
+        low, high = (float(x) for x in score_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"score_range must be a pair (low, high), got {score_range!r}") from None
+    if not low <= high:
+        raise ValueError(f"score_range must have low <= high, got {score_range!r}")
+    return low, high
+
+
+def _labels(
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str]
+) -> tuple[pl.LazyFrame, pl.DataType, list[pl.LazyFrame]]:
+    """Checked labels as ``[*by, <actual>, <predicted>]`` in one dtype, and the null problems."""
+    schema = frame.collect_schema()
+    _checks.require_columns(
+        schema, _unique([*by, actual, predicted]), FRAME,
+        "pass actual=, predicted= or by= with your column names",
+    )
+    dtype = _common_label_dtype(schema, actual, predicted)
+    labels = frame.select(
+        *by, pl.col(actual).cast(dtype).alias(_ACTUAL), pl.col(predicted).cast(dtype).alias(_PREDICTED)
+    )
+    return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME)
+
+
+def _per_group(frame: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:
+    if not by:
+        return frame.select(exprs)
+    return frame.group_by(list(by)).agg(exprs).sort(list(by))
+
+
+# -- counts --------------------------------------------------------------------------------------
+
+def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group."""
+    c = binary_counts(_ACTUAL, _PREDICTED, positive)
+    return _per_group(labels, by, [getattr(c, name).alias(name) for name in COUNT_NAMES])
+
+
+def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group."""
+    by = list(by)
+    keys = [*by, CLASS]
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("_n"))
+    support = cells.group_by([*by, _ACTUAL]).agg(pl.col("_n").sum().alias("p")).rename({_ACTUAL: CLASS})
+    said = cells.group_by([*by, _PREDICTED]).agg(pl.col("_n").sum().alias("pp")).rename({_PREDICTED: CLASS})
+    hits = cells.filter(pl.col(_ACTUAL) == pl.col(_PREDICTED)).select(
+        *by, pl.col(_ACTUAL).alias(CLASS), pl.col("_n").alias("tp")
+    )
+    classes = pl.concat([support.select(keys), said.select(keys)]).unique(keys)
+    counts = classes
+    for part in (hits, support, said):
+        counts = counts.join(part, on=keys, how="left", nulls_equal=True)
+    if by:
+        totals = cells.group_by(by).agg(pl.col("_n").sum().alias("total"))
+        counts = counts.join(totals, on=by, how="left", nulls_equal=True)
+    else:
+        counts = counts.join(cells.select(pl.col("_n").sum().alias("total")), how="cross")
+    counts = counts.with_columns(pl.col("tp", "p", "pp").fill_null(0))
+    c = Counts(pl.col("tp"), pl.col("pp") - pl.col("tp"), pl.col("p") - pl.col("tp"),
+               pl.col("total") - pl.col("p") - pl.col("pp") + pl.col("tp"))
+    return counts.select(*keys, *[getattr(c, name).alias(name) for name in COUNT_NAMES]).sort(keys)
+
+
+def confusion(
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, positive: Any = AUTO
+) -> pl.LazyFrame:
+    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``."""
+    _check_by(by, [CLASS, *COUNT_NAMES, "_n"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    label, binary_only = resolve_positive(dtype, positive, actual)
+    if binary_only:
+        problems += _not_binary_problems(
+            frame, [actual, predicted],
+            "pass positive=None for one row per class, or positive=<label> for one class against the rest",
+        )
+    result = class_count_frame(labels, by) if label is None else binary_count_frame(labels, by, label)
+    return _checks.attach(result, problems)
+
+
+# -- rates ---------------------------------------------------------------------------------------
+
+def rates(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.LazyFrame:
+    """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long."""
+    check_average(average)
+    check_zero_division(zero_division)
+    ms = resolve(DEFAULT_RATES if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec.name not in RATES:
+            raise ValueError(
+                f"{m.name} is computed from scores, not predicted labels: use it as an expression, e.g. "
+                f"frame.group_by(...).agg(frame_eval.classification.roc_auc('label', 'score')), "
+                f"or draw the curve with .ireval.roc()"
+            )
+    if average is not None and positive is not AUTO and positive is not None:
+        raise ValueError("pass either positive= (binary) or average= (multi-class averages), not both")
+    _check_by(by, [CLASS, "metric", "value", *COUNT_NAMES, "_n"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    if average is not None:
+        keys = list(by)
+        counts = Counts.columns()
+        wide = _per_group(
+            class_count_frame(labels, by), by,
+            [averaged(m, counts, average, zero_division).cast(pl.Float64).alias(k)
+             for k, m in zip(names, ms, strict=True)],
+        )
+    else:
+        label, binary_only = resolve_positive(dtype, positive, actual)
+        if binary_only:
+            problems += _not_binary_problems(
+                frame, [actual, predicted],
+                "pass positive=None for one row per class, positive=<label> for one class against the rest, "
+                "or average='macro' ('micro', 'weighted')",
+            )
+        keys = [*by, CLASS] if label is None else list(by)
+        if label is None:
+            counts_frame = class_count_frame(labels, by)
+        else:
+            counts_frame = binary_count_frame(labels, by, label)
+        wide = counts_frame.select(
+            *keys,
+            *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
+              for k, m in zip(names, ms, strict=True)],
+        )
+    long = wide.unpivot(on=list(names), index=keys, variable_name="metric", value_name="value")
+    long = long.with_columns(pl.col("metric").replace_strict(names, return_dtype=pl.String))
+    # unpivot stacks measure after measure; a stable sort on the keys restores per-group blocks
+    if keys:
+        long = long.sort(keys, maintain_order=True)
+    return _checks.attach(long.select(*keys, "metric", "value"), problems)
+
+
+# -- confusion matrix ----------------------------------------------------------------------------
+
+def confusion_matrix(
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included."""
+    _check_by(by, ["actual", "predicted", "count", CLASS])
+    labels, _, problems = _labels(frame, actual, predicted, by)
+    by = list(by)
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("count"))
+    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
+    classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
+    classes = classes.unique()
+    rows, columns = classes.rename({CLASS: "actual"}), classes.rename({CLASS: "predicted"})
+    grid = rows.join(columns, on=by, nulls_equal=True) if by else rows.join(columns, how="cross")
+    keys = [*by, "actual", "predicted"]
+    matrix = grid.join(cells, on=keys, how="left", nulls_equal=True)
+    matrix = matrix.with_columns(pl.col("count").fill_null(0)).select(*keys, "count").sort(keys)
+    return _checks.attach(matrix, problems)
+
+
+# -- threshold curves ----------------------------------------------------------------------------
+
+def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
+
+    One point per distinct score of each group, threshold descending; a row is
+    predicted positive at threshold ``t`` when its score is ``>= t``.
+    """
+    keys = list(keys)
+    points = scored.group_by([*keys, _SCORE]).agg(
+        pl.col(_POSITIVE).sum().cast(pl.Int64).alias("_pos"), pl.len().cast(pl.Int64).alias("_n")
+    )
+    points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+
+    def per_group(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    negative = pl.col("_n") - pl.col("_pos")
+    points = points.with_columns(
+        per_group(pl.col("_pos").cum_sum()).alias("tp"),
+        per_group(negative.cum_sum()).alias("fp"),
+        per_group(pl.col("_pos").sum()).alias("_P"),
+        per_group(negative.sum()).alias("_N"),
+    )
+    tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
+    return points.select(
+        *keys,
+        pl.col(_SCORE).alias("threshold"),
+        tp,
+        fp,
+        (positives - tp).alias("fn"),
+        (negatives - fp).alias("tn"),
+        ratio(tp, positives).alias("tpr"),
+        ratio(fp, negatives).alias("fpr"),
+        ratio(tp, tp + fp).alias("precision"),
+        ratio(tp, positives).alias("recall"),
+    )
+
+
+def curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+) -> pl.LazyFrame:
+    """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
+
+    ``score`` is one score column (binary, positive as in :func:`confusion`)
+    or a mapping ``{class label: score column}`` for one-vs-rest curves, one
+    per class, with a ``class`` column.
+    """
+    score_range = _check_range(score_range)
+    schema = frame.collect_schema()
+    per_class = isinstance(score, Mapping)
+    score_columns = list(score.values()) if isinstance(score, Mapping) else [score]
+    if per_class and not score_columns:
+        raise ValueError("score={} names no score columns; map each class label to its score column")
+    _check_by(by, [CLASS, *CURVE_COLUMNS, "_pos", "_n", "_P", "_N"])
+    _checks.require_columns(
+        schema, _unique([*by, actual, *score_columns]), FRAME,
+        "pass actual=, score= or by= with your column names",
+    )
+    dtype = _require_labels(schema, actual)
+    for c in score_columns:
+        _checks.require_numeric(schema, c, FRAME)
+    problems = _checks.null_problems(frame, _unique([*by, actual, *score_columns]), FRAME)
+    problems += _range_problems(frame, score_columns, score_range)
+    by = list(by)
+    if isinstance(score, Mapping):
+        if positive is not AUTO:
+            raise ValueError(
+                "with score={class: column}, every class is positive in turn; leave out positive="
+            )
+        parts = []
+        for label, column in score.items():
+            _check_label(dtype, label, actual, "score key")
+            parts.append(
+                frame.select(
+                    *by,
+                    pl.lit(label).cast(dtype).alias(CLASS),
+                    (pl.col(actual) == label).alias(_POSITIVE),
+                    pl.col(column).cast(pl.Float64).alias(_SCORE),
+                )
+            )
+        return _checks.attach(curve_points(pl.concat(parts), [*by, CLASS]), problems)
+    label, binary_only = resolve_positive(dtype, positive, actual)
+    if label is None:
+        raise ValueError(
+            f"{FRAME} column {actual!r} holds {dtype} labels: pass positive=<label> for a binary curve, "
+            f"or score={{label: score column, ...}} for one curve per class"
+        )
+    if binary_only:
+        problems += _not_binary_problems(
+            frame, [actual], "pass positive=<label> to choose the positive class"
+        )
+    scored = frame.select(
+        *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE)
+    )
+    return _checks.attach(curve_points(scored, by), problems)

@@ -1,0 +1,305 @@
+"""Scores of a ranking by classifier score: ROC AUC, average precision, PR AUC, EER, best threshold.
+
+Each function is a polars aggregation expression over an actual-label column
+and a numeric score column, like those of :mod:`frame_eval.classification`
+(which re-exports them: ``C.roc_auc("label", "prob")``).
+
+The threshold curve underneath has **one point per distinct score**: at
+threshold ``t`` a row is predicted positive when ``score >= t``, so rows
+with equal scores always fall on the same side (ties form one point). This
+is scikit-learn's ``roc_curve`` / ``precision_recall_curve`` with
+``drop_intermediate=False``, without their extra end points (see
+:meth:`frame_eval.polars_ns.IREvalNamespace.roc` for the exact relation).
+
+A row is positive when its actual label equals ``positive`` (default
+``True`` / ``1``). Rows with a null label or a null or NaN score are not
+counted. A score is null (undefined) when the group has no positive (or, for
+ROC AUC, EER and some thresholds, no negative) rows; scikit-learn raises or
+warns there instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import polars as pl
+
+from frame_eval.confusion import ACTUAL, AUTO, parseable, ratio
+from frame_eval.registry import MeasureSpec, Param, measure, register
+
+__all__ = ["average_precision", "best_threshold", "equal_error_rate", "pr_auc", "roc_auc"]
+
+SCORE: Final = "score"
+Criterion = Literal["accuracy", "youden", "f1", "closest_to_01"]
+CRITERIA: Final = ("accuracy", "youden", "f1", "closest_to_01")
+
+
+@dataclass(frozen=True)
+class Points:
+    """The curve of one group as vectors, threshold descending: one entry per distinct score."""
+
+    threshold: pl.Expr
+    tp: pl.Expr  # positives with score >= threshold (Int64)
+    fp: pl.Expr
+    positives: pl.Expr  # P and N of the group (scalars)
+    negatives: pl.Expr
+
+    @property
+    def tpr(self) -> pl.Expr:
+        return ratio(self.tp, self.positives)
+
+    @property
+    def fpr(self) -> pl.Expr:
+        return ratio(self.fp, self.negatives)
+
+    @property
+    def precision(self) -> pl.Expr:
+        return ratio(self.tp, self.tp + self.fp)
+
+
+def points(actual: str, score: str, positive: Any = AUTO) -> Points:
+    """The distinct scores, high to low, with the positives and negatives scoring at least as much.
+
+    Counted by binary search in the sorted scores of each side, which is a few
+    times faster in a group than a cumulative sum over all rows sorted by score.
+    """
+    is_pos = pl.col(actual) == (1 if positive is AUTO else positive)
+    raw = pl.col(score).cast(pl.Float64)
+    keep = is_pos.is_not_null() & raw.is_not_nan()  # null and NaN scores give null: dropped
+    label, value = is_pos.filter(keep), raw.filter(keep)
+    thresholds = value.unique().sort(descending=True)
+
+    def at_least(side: pl.Expr) -> pl.Expr:
+        ordered = side.sort()
+        return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
+
+    positives = label.sum().cast(pl.Int64)
+    return Points(
+        threshold=thresholds,
+        tp=at_least(value.filter(label)),
+        fp=at_least(value.filter(~label)),
+        positives=positives,
+        negatives=label.len().cast(pl.Int64) - positives,
+    )
+
+
+# -- builders: (columns, cutoff, **params) -> unaliased expression ------------------------------------
+
+def _args(columns: Any) -> tuple[str, str, Any]:
+    return columns.get("actual", ACTUAL), columns.get("score", SCORE), columns.get("positive", AUTO)
+
+
+def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
+    actual, score, positive = _args(columns)
+    is_pos = pl.col(actual) == (1 if positive is AUTO else positive)
+    raw = pl.col(score).cast(pl.Float64)
+    keep = is_pos.is_not_null() & raw.is_not_nan()
+    label, value = is_pos.filter(keep), raw.filter(keep)
+    # Mann-Whitney: the chance that a random positive outscores a random negative, ties counting 1/2
+    rank_sum = pl.when(label).then(value.rank("average")).sum()
+    positives = label.sum().cast(pl.Float64)
+    negatives = label.len().cast(pl.Float64) - positives
+    return ratio(rank_sum - positives * (positives + 1.0) / 2.0, positives * negatives)
+
+
+def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
+    pts = points(*_args(columns))
+    new_hits = (pts.tp - pts.tp.shift(1, fill_value=0)).cast(pl.Float64)
+    return ratio((new_hits * pts.precision).sum(), pts.positives)
+
+
+def _build_pr_auc(columns: Any, cutoff: float | None) -> pl.Expr:
+    pts = points(*_args(columns))
+    recall, precision = pts.tpr, pts.precision
+    # trapezoids from scikit-learn's start point (recall 0, precision 1)
+    width = recall - recall.shift(1, fill_value=0.0)
+    height = (precision + precision.shift(1, fill_value=1.0)) / 2.0
+    return pl.when(pts.positives > 0).then((width * height).sum())
+
+
+def _build_eer(columns: Any, cutoff: float | None) -> pl.Expr:
+    pts = points(*_args(columns))
+    fpr, fnr = pts.fpr, 1.0 - pts.tpr
+    before_fpr, before_fnr = fpr.shift(1, fill_value=0.0), fnr.shift(1, fill_value=1.0)
+    gap, before_gap = fpr - fnr, before_fpr - before_fnr
+    # the first point with FPR >= FNR, compared exactly in integers: fp / N >= fn / P
+    crossed = pts.fp * pts.positives >= (pts.positives - pts.tp) * pts.negatives
+    share = -before_gap / (gap - before_gap)
+    at_crossing = (before_fpr + share * (fpr - before_fpr)).filter(crossed).first()
+    return pl.when((pts.positives > 0) & (pts.negatives > 0)).then(at_crossing)
+
+
+def _criterion(pts: Points, criterion: str) -> pl.Expr:
+    if criterion == "accuracy":
+        correct = pts.tp + pts.negatives - pts.fp
+        return ratio(correct, pts.positives + pts.negatives)
+    if criterion == "youden":
+        return pts.tpr - pts.fpr
+    if criterion == "f1":
+        return ratio(2 * pts.tp, pts.tp + pts.fp + pts.positives)
+    # closest_to_01: the smallest squared distance to the corner (FPR 0, TPR 1)
+    return -(pts.fpr.pow(2) + (1.0 - pts.tpr).pow(2))
+
+
+def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str) -> pl.Expr:
+    pts = points(*_args(columns))
+    goodness = _criterion(pts, criterion)
+    return pts.threshold.filter(goodness == goodness.max()).first()
+
+
+def _spec(name: str, summary: str, build: Any, *aliases: str, **kwargs: Any) -> MeasureSpec:
+    spec = MeasureSpec(
+        name=name, kind="classification", summary=summary, build=build, aliases=aliases, **kwargs
+    )
+    return parseable(register(spec))
+
+
+ROC_AUC = _spec(
+    "ROC_AUC", "area under the ROC curve", _build_roc_auc, "AUROC", "AUC", "ROC AUC", "ROC-AUC",
+    "roc_auc_score",
+)
+AVERAGE_PRECISION = _spec(
+    "average_precision", "average precision: precision at each threshold weighted by the recall gained",
+    _build_average_precision, "AP", "average precision", "average_precision_score",
+)
+PR_AUC = _spec(
+    "PR_AUC", "area under the precision-recall curve, by trapezoids", _build_pr_auc, "PR AUC", "PR-AUC",
+    "AUC-PR", "AUCPR",
+)
+EER = _spec(
+    "EER", "equal error rate: where FPR equals FNR on the ROC curve", _build_eer, "equal_error_rate",
+    "equal error rate",
+)
+_CRITERION = Param("criterion", str, "youden", CRITERIA, "what the best threshold maximises")
+BEST_THRESHOLD = _spec(
+    "best_threshold", "the score threshold that is best by a criterion", _build_best_threshold,
+    params=(_CRITERION,),
+)
+SCORE_SPECS: Final = (ROC_AUC, AVERAGE_PRECISION, PR_AUC, EER, BEST_THRESHOLD)
+
+
+def _expr(spec: MeasureSpec, actual: str, score: str, positive: Any, **params: Any) -> pl.Expr:
+    m = measure(spec, kind="classification", **params)
+    columns = {"actual": actual, "score": score, "positive": positive}
+    return spec.build(columns, None, **m.kwargs).alias(m.name)
+
+
+# -- public expression functions ----------------------------------------------------------------------
+
+def roc_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+    """Area under the ROC curve (scikit-learn's binary ``roc_auc_score``).
+
+    The probability that a random positive row scores higher than a random
+    negative one, a tie counting one half; computed from average ranks
+    (Mann-Whitney U), which equals the trapezoidal area under the full ROC
+    curve. Null when the group has no positive or no negative rows.
+
+    Parameters
+    ----------
+    actual
+        Label column; a row is positive when it equals ``positive``.
+    score
+        Numeric score column, higher meaning more likely positive.
+    positive
+        The positive label (default ``True`` / ``1``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> df.select(C.roc_auc("y", "prob")).item()
+    0.75
+    """
+    return _expr(ROC_AUC, actual, score, positive)
+
+
+def average_precision(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+    """Average precision, scikit-learn's step-wise ``average_precision_score``.
+
+    ``AP = sum over thresholds t of (R(t) - R(t_prev)) * P(t)``, thresholds
+    being the distinct scores from high to low: the precision at each
+    threshold, weighted by the recall it adds. Tied positives enter together,
+    at the precision of their whole tie. No interpolation. Null when the group
+    has no positive rows (scikit-learn warns and returns 0).
+
+    Parameters as in :func:`roc_auc`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> round(df.select(C.average_precision("y", "prob")).item(), 4)  # (1 + 2/3) / 2
+    0.8333
+    """
+    return _expr(AVERAGE_PRECISION, actual, score, positive)
+
+
+def pr_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+    """Area under the precision-recall curve by the trapezoidal rule.
+
+    The curve's points (one per distinct score) joined by straight lines,
+    starting from (recall 0, precision 1) as scikit-learn's
+    ``precision_recall_curve`` does: equal to ``sklearn.metrics.auc(recall,
+    precision)``. Linear interpolation is optimistic for PR curves;
+    :func:`average_precision` is the usual summary. Null without positive rows.
+
+    Parameters as in :func:`roc_auc`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> round(df.select(C.pr_auc("y", "prob")).item(), 4)
+    0.7917
+    """
+    return _expr(PR_AUC, actual, score, positive)
+
+
+def equal_error_rate(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+    """Equal error rate: the error rate where FPR equals FNR (``1 - TPR``).
+
+    The ROC curve's points (one per distinct score, from the origin where
+    nothing is predicted positive) are joined by straight lines, and the
+    value is where that line crosses ``FPR = FNR``; it is exact when a point
+    lies on it. Null when the group has no positive or no negative rows.
+
+    Parameters as in :func:`roc_auc`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> df.select(C.equal_error_rate("y", "prob")).item()  # at threshold 0.4: FPR = FNR = 1/2
+    0.5
+    """
+    return _expr(EER, actual, score, positive)
+
+
+def best_threshold(
+    actual: str = ACTUAL, score: str = SCORE, *, criterion: Criterion = "youden", positive: Any = AUTO
+) -> pl.Expr:
+    """The score threshold (predict positive when ``score >= threshold``) that is best by ``criterion``.
+
+    Candidates are the distinct scores of the group (the curve's points).
+    ``criterion``: ``"youden"`` maximises ``TPR - FPR`` (Youden's J);
+    ``"accuracy"`` maximises ``(TP + TN) / total``; ``"f1"`` maximises F1;
+    ``"closest_to_01"`` minimises the distance to the ROC corner
+    ``(FPR 0, TPR 1)``. Among equally good thresholds the highest wins. Null
+    when the criterion is undefined everywhere (Youden's J and the distance
+    need positive and negative rows).
+
+    Parameters
+    ----------
+    criterion
+        One of ``"youden"``, ``"accuracy"``, ``"f1"``, ``"closest_to_01"``.
+    actual, score, positive
+        As in :func:`roc_auc`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8, 0.9]})
+    >>> df.select(C.best_threshold("y", "prob"), C.best_threshold("y", "prob", criterion="f1")).row(0)
+    (0.8, 0.35)
+    """
+    return _expr(BEST_THRESHOLD, actual, score, positive, criterion=criterion)
