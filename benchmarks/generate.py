@@ -1,0 +1,134 @@
+"""Deterministic benchmark data, written to Parquet in chunks (so 100M rows fit easily).
+
+Ranking data (``run.parquet``, ``qrels.parquet``): ``queries`` queries, each with
+``depth`` retrieved documents scored by a random float (no ties, so every tool
+ranks identically) and 30 judged documents drawn from a pool of ``1.5 * depth``
+candidates, so about two thirds of the judged documents are retrieved. Relevance
+is graded 0..3 and every query has at least one relevant document. Ids are
+strings (``q0000042``, ``d000123456``), as in TREC collections.
+
+Classification data (``predictions.parquet``): ``rows`` predictions spread over
+``groups`` models with a boolean label (prevalence varying by model), a score in
+[0, 1] rounded to 4 decimals (so ties occur) and the hard prediction ``score >= 0.5``.
+
+The same arguments always give byte-identical data: every chunk draws from its
+own ``numpy`` generator seeded by the chunk number.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+
+JUDGED_PER_QUERY = 30
+RELEVANCE_LEVELS = np.array([0, 1, 2, 3], dtype=np.int32)
+RELEVANCE_WEIGHTS = np.array([0.5, 0.25, 0.15, 0.10])
+CHUNK_QUERIES = 10_000
+CORPUS = 100_000_000  # document numbers live in [0, CORPUS)
+DOC_STEP = 7_919  # prime: (query * 1_000_003 + pos * DOC_STEP) % CORPUS is distinct per query
+
+
+def _ids(name: str, prefix: str, width: int, numbers: np.ndarray) -> pl.Series:
+    """``prefix`` followed by the zero-padded number, e.g. ``q0000042``."""
+    digits = pl.Series(name, numbers).cast(pl.String).str.zfill(width)
+    return pl.select(pl.concat_str(pl.lit(prefix), digits).alias(name)).to_series()
+
+
+def _doc_ids(query: np.ndarray, pos: np.ndarray) -> pl.Series:
+    num = (query.astype(np.int64) * 1_000_003 + pos.astype(np.int64) * DOC_STEP) % CORPUS
+    return _ids("doc_id", "d", 9, num)
+
+
+def _query_ids(query: np.ndarray) -> pl.Series:
+    return _ids("query_id", "q", 7, query)
+
+
+def ranking_chunk(first: int, count: int, depth: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run and qrels rows for queries ``first .. first + count - 1``."""
+    rng = np.random.default_rng([seed, first])
+    queries = np.arange(first, first + count)
+    pool = depth + depth // 2
+
+    q_run = np.repeat(queries, depth)
+    pos_run = np.tile(np.arange(depth), count)
+    run = pl.DataFrame(
+        [_query_ids(q_run), _doc_ids(q_run, pos_run), pl.Series("score", rng.random(count * depth))]
+    )
+
+    judged = min(JUDGED_PER_QUERY, pool)
+    pos_qrels = np.argsort(rng.random((count, pool)), axis=1)[:, :judged].ravel()
+    q_qrels = np.repeat(queries, judged)
+    rel = rng.choice(RELEVANCE_LEVELS, size=(count, judged), p=RELEVANCE_WEIGHTS)
+    rel[:, 0] = np.maximum(rel[:, 0], 1)  # every query has a relevant document
+    qrels = pl.DataFrame(
+        [_query_ids(q_qrels), _doc_ids(q_qrels, pos_qrels), pl.Series("relevance", rel.ravel())]
+    )
+    return run, qrels
+
+
+def write_ranking(directory: Path, queries: int, depth: int = 100, seed: int = 20261122) -> None:
+    """Write ``run.parquet`` and ``qrels.parquet`` for ``queries`` x ``depth`` rows."""
+    directory.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, pq.ParquetWriter] = {}
+    try:
+        for first in range(0, queries, CHUNK_QUERIES):
+            count = min(CHUNK_QUERIES, queries - first)
+            for name, frame in zip(("run", "qrels"), ranking_chunk(first, count, depth, seed), strict=True):
+                table = frame.to_arrow()
+                if name not in writers:
+                    writers[name] = pq.ParquetWriter(directory / f"{name}.parquet", table.schema)
+                writers[name].write_table(table)
+    finally:
+        for writer in writers.values():
+            writer.close()
+
+
+def write_classification(path: Path, rows: int, groups: int = 100, seed: int = 20261122) -> None:
+    """Write ``rows`` binary predictions over ``groups`` models to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    chunk = 1_000_000
+    writer: pq.ParquetWriter | None = None
+    try:
+        for start in range(0, rows, chunk):
+            n = min(chunk, rows - start)
+            rng = np.random.default_rng([seed, start])
+            group = rng.integers(0, groups, n)
+            prevalence = 0.05 + 0.4 * group / max(groups - 1, 1)
+            label = rng.random(n) < prevalence
+            signal = rng.normal(0.0, 1.0, n) + np.where(label, 1.2, -0.4) * (0.5 + group / groups)
+            prob = np.round(1.0 / (1.0 + np.exp(-signal)), 4)
+            frame = pl.DataFrame(
+                {
+                    "model": _ids("model", "model_", 3, group),
+                    "label": label,
+                    "prob": prob,
+                    "pred": prob >= 0.5,
+                }
+            )
+            table = frame.to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--depth", type=int, default=100)
+    parser.add_argument("--predictions", type=int, default=0, help="classification rows (0: none)")
+    args = parser.parse_args()
+    write_ranking(args.directory, args.queries, args.depth)
+    if args.predictions:
+        write_classification(args.directory / "predictions.parquet", args.predictions)
+
+
+if __name__ == "__main__":
+    main()
