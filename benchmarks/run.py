@@ -34,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -178,7 +179,10 @@ def _table(outcomes: list[Outcome], arrow_mb: dict[str, float]) -> str:
             f"| {o.size} | {o.tool} | {median:.2f} | {len(o.seconds)} | {o.peak_mb:.0f} | {ratio} | {mem} "
             f"| {o.agreement} |"
         )
-    notes = [f"- {size}: run table {mb:.0f} MB in Arrow memory" for size, mb in arrow_mb.items()]
+    notes = [
+        f"- {size}: the run is {mb:.0f} MiB as an Arrow table (pyarrow `nbytes`)"
+        for size, mb in arrow_mb.items()
+    ]
     return "\n".join([*lines, "", *notes])
 
 
@@ -206,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if predictions and not (data / "predictions.parquet").exists():
             print(f"[{size}] generating {predictions} predictions", flush=True)
             generate.write_classification(data / "predictions.parquet", predictions)
-        arrow_mb[size] = pl.scan_parquet(data / "run.parquet").collect().estimated_size("mb")
+        arrow_mb[size] = pq.read_table(data / "run.parquet").nbytes / 2**20
         results = args.results / size
         results.mkdir(parents=True, exist_ok=True)
         for tool in args.tools:

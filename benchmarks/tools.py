@@ -167,16 +167,18 @@ def _to_wide(tool: str, result: Any) -> pl.DataFrame:
 
 
 def _frame_eval_classification(data: Path) -> Callable[[], pl.DataFrame]:
-    from frame_eval import classification as C
+    import frame_eval  # noqa: F401  (registers .ireval)
 
     def go() -> pl.DataFrame:
         preds = pl.read_parquet(data / "predictions.parquet")
-        return preds.group_by("model").agg(
-            C.tp("label", "pred").alias("tp"), C.fp("label", "pred").alias("fp"),
-            C.fn("label", "pred").alias("fn"), C.tn("label", "pred").alias("tn"),
-            C.precision("label", "pred").alias("precision"), C.recall("label", "pred").alias("recall"),
-            C.f1("label", "pred").alias("F1"), C.accuracy("label", "pred").alias("accuracy"),
-            C.roc_auc("label", "prob").alias("ROC_AUC"), C.average_precision("label", "prob").alias("AP"),
+        counts = preds.ireval.confusion("label", "pred", by="model")
+        rates = preds.ireval.rates(
+            "label", "pred", by="model", metrics=["precision", "recall", "F1", "accuracy"]
+        )
+        scores = preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"])
+        wide = pl.concat([rates, scores]).pivot("metric", index="model", values="value")
+        return counts.select("model", "tp", "fp", "fn", "tn").join(wide, on="model").rename(
+            {"average_precision": "AP"}
         )
 
     return go

@@ -40,6 +40,7 @@ from frame_eval.confusion import (
     ratio,
 )
 from frame_eval.registry import Measure, resolve
+from frame_eval.scored import SCORE_MEASURES, score_measures
 
 FRAME: Final = "predictions"
 CLASS: Final = "class"
@@ -49,6 +50,7 @@ ScoreArg = str | Mapping[Any, str]
 
 _ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
 _POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
+SCORE_DEFAULTS: Final = SCORE_MEASURES
 
 
 # -- validation ----------------------------------------------------------------------------------
@@ -263,9 +265,9 @@ def rates(
     for m in ms:
         if m.spec.name not in RATES:
             raise ValueError(
-                f"{m.name} is computed from scores, not predicted labels: use it as an expression, e.g. "
-                f"frame.group_by(...).agg(frame_eval.classification.roc_auc('label', 'score')), "
-                f"or draw the curve with .ireval.roc()"
+                f"{m.name} is computed from scores, not predicted labels: use .ireval.scores(actual=, "
+                f"score=, metrics=[{m.name!r}]), or its expression from frame_eval.classification "
+                f"in group_by().agg()"
             )
     if average is not None and positive is not AUTO and positive is not None:
         raise ValueError("pass either positive= (binary) or average= (multi-class averages), not both")
@@ -366,20 +368,20 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     )
 
 
-def curve(
+def _scored(
     frame: pl.LazyFrame,
     actual: str,
     score: ScoreArg,
-    by: Sequence[str] = (),
-    *,
-    positive: Any = AUTO,
-    score_range: tuple[float, float] | None = None,
-) -> pl.LazyFrame:
-    """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
+    by: Sequence[str],
+    positive: Any,
+    score_range: tuple[float, float] | None,
+    reserved: Sequence[str],
+) -> tuple[pl.LazyFrame, list[str], list[pl.LazyFrame]]:
+    """Checked ``[*keys, <is positive>, <score>]`` rows for curves and score measures.
 
     ``score`` is one score column (binary, positive as in :func:`confusion`)
-    or a mapping ``{class label: score column}`` for one-vs-rest curves, one
-    per class, with a ``class`` column.
+    or a mapping ``{class label: score column}``: every class against the
+    rest, with a ``class`` key. Returns the rows, the keys and the data checks.
     """
     score_range = _check_range(score_range)
     schema = frame.collect_schema()
@@ -387,7 +389,7 @@ def curve(
     score_columns = list(score.values()) if isinstance(score, Mapping) else [score]
     if per_class and not score_columns:
         raise ValueError("score={} names no score columns; map each class label to its score column")
-    _check_by(by, [CLASS, *CURVE_COLUMNS, "_pos", "_n", "_P", "_N"])
+    _check_by(by, [CLASS, *reserved])
     _checks.require_columns(
         schema, _unique([*by, actual, *score_columns]), FRAME,
         "pass actual=, score= or by= with your column names",
@@ -414,12 +416,12 @@ def curve(
                     pl.col(column).cast(pl.Float64).alias(_SCORE),
                 )
             )
-        return _checks.attach(curve_points(pl.concat(parts), [*by, CLASS]), problems)
+        return pl.concat(parts), [*by, CLASS], problems
     label, binary_only = resolve_positive(dtype, positive, actual)
     if label is None:
         raise ValueError(
-            f"{FRAME} column {actual!r} holds {dtype} labels: pass positive=<label> for a binary curve, "
-            f"or score={{label: score column, ...}} for one curve per class"
+            f"{FRAME} column {actual!r} holds {dtype} labels: pass positive=<label> for one binary problem, "
+            f"or score={{label: score column, ...}} for one per class"
         )
     if binary_only:
         problems += _not_binary_problems(
@@ -428,4 +430,78 @@ def curve(
     scored = frame.select(
         *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE)
     )
-    return _checks.attach(curve_points(scored, by), problems)
+    return scored, by, problems
+
+
+def curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+) -> pl.LazyFrame:
+    """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
+
+    ``score`` is one score column (binary, positive as in :func:`confusion`)
+    or a mapping ``{class label: score column}`` for one-vs-rest curves, one
+    per class, with a ``class`` column.
+    """
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+    )
+    return _checks.attach(curve_points(scored, keys), problems)
+
+
+def scores(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+) -> pl.LazyFrame:
+    """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long.
+
+    ROC AUC, average precision, PR AUC and EER come from one sort of each
+    group's scores (:mod:`frame_eval.scored`); other score measures, such as
+    ``best_threshold``, from their expressions.
+    """
+    ms = resolve(SCORE_DEFAULTS if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec.name in RATES:
+            raise ValueError(
+                f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
+                f"predicted=, metrics=[{m.name!r}])"
+            )
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"]
+    )
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    fused = {k: m for k, m in zip(names, ms, strict=True) if m.spec.name in SCORE_MEASURES and not m.kwargs}
+    others = {k: m for k, m in zip(names, ms, strict=True) if k not in fused}
+    columns = {"actual": _POSITIVE, "score": _SCORE, "positive": True}
+    exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
+    extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
+    if fused:
+        wide = score_measures(
+            scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), [m.spec.name for m in fused.values()]
+        ).rename({m.spec.name: k for k, m in fused.items()})
+        if extra is not None:
+            wide = (
+                wide.join(extra, on=keys, how="left", nulls_equal=True) if keys
+                else pl.concat([wide, extra], how="horizontal")
+            )
+    else:
+        assert extra is not None
+        wide = extra
+    if keys:
+        wide = wide.sort(keys)
+    long = wide.unpivot(on=list(names), index=keys, variable_name="metric", value_name="value")
+    long = long.with_columns(pl.col("metric").replace_strict(names, return_dtype=pl.String))
+    if keys:
+        long = long.sort(keys, maintain_order=True)
+    return _checks.attach(long.select(*keys, "metric", "value"), problems)

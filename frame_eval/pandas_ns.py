@@ -64,6 +64,10 @@ class PandasIREval:
         """Precision-recall curve points; see :meth:`frame_eval.polars_ns.IREvalNamespace.pr_curve`."""
         return self._call("pr_curve", actual, score, **options)
 
+    def scores(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
+        """ROC AUC, average precision, ...; see :meth:`frame_eval.polars_ns.IREvalNamespace.scores`."""
+        return self._call("scores", actual, score, **options)
+
 
 def _register_now() -> None:
     import pandas as pd

@@ -385,6 +385,58 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    def scores(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        metrics: _classify.MeasureArg | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+    ) -> FrameT:
+        """Score-based measures of each group, tidy long: ``[*by, (class,) metric, value]``.
+
+        The default measures are ``ROC_AUC``, ``average_precision``, ``PR_AUC``
+        and ``EER`` (any synonym works, e.g. ``"AUC"``, ``"AP"``), plus
+        ``best_threshold(criterion=...)`` on request. With tp_i, fp_i the
+        positives and negatives scoring at least the i-th distinct score (high to
+        low, tp_0 = fp_0 = 0) and P, N the group's positives and negatives:
+
+        - ROC_AUC = sum_i (fp_i - fp_{i-1}) (tp_i + tp_{i-1}) / 2 / (P N),
+          scikit-learn's ``roc_auc_score``; null unless the group has both classes;
+        - average_precision = sum_i (tp_i - tp_{i-1}) / P * tp_i / (tp_i + fp_i),
+          scikit-learn's ``average_precision_score``; null without positives;
+        - PR_AUC: trapezoids under the precision-recall points from (recall 0,
+          precision 1); null without positives;
+        - EER: the false positive rate where FPR and FNR cross, interpolated
+          between the two points around the crossing; null unless both classes.
+
+        Each group's scores are sorted once and every area is read off that one
+        ordering, so this is several times faster than the ``C.*`` expressions
+        of the same measures when you want more than one of them.
+
+        Parameters
+        ----------
+        metrics
+            Names or :class:`~frame_eval.registry.Measure` objects of score
+            measures; label-based rates raise an error naming ``rates()``.
+        actual, score, by, positive, score_range
+            As in :meth:`roc`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+        >>> preds.ireval.scores("label", "prob", metrics=["AUC", "AP"]).rows()
+        [('ROC_AUC', 0.75), ('average_precision', 0.8333333333333333)]
+        """
+        result = _classify.scores(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
+            positive=positive, score_range=score_range,
+        )
+        return self._finish(result)
+
 
 def register() -> None:
     """Register ``.ireval`` on polars DataFrame and LazyFrame (idempotent)."""
