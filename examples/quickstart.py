@@ -44,5 +44,31 @@ def ranking() -> None:
     print(wins.collect())
 
 
+def classification() -> None:
+    preds = pl.read_csv(DATA / "predictions.csv")  # model, segment, label, prob, pred, species_*
+
+    print("\nConfusion counts per model (binary: label is Boolean, positive is True):")
+    print(preds.ireval.confusion(actual="label", predicted="pred", by="model"))
+
+    print("\nA few rates per model and segment, one column each:")
+    rates = preds.ireval.rates(
+        actual="label", predicted="pred", by=["model", "segment"],
+        metrics=["precision", "recall", "F1", "MCC"],
+    )
+    print(rates.pivot("metric", index=["model", "segment"], values="value"))
+
+    print("\nThree species, macro-averaged over the classes of each model:")
+    species = preds.ireval.rates(
+        actual="species_true", predicted="species_pred", by="model",
+        metrics=["precision", "recall", "F1", "accuracy"], average="macro",
+    )
+    print(species.pivot("metric", index="model", values="value"))
+
+    print("\nRanking quality of the scores: ROC AUC, average precision, PR AUC, equal error rate:")
+    scores = preds.ireval.scores(actual="label", score="prob", by="model", score_range=(0, 1))
+    print(scores.pivot("metric", index="model", values="value"))
+
+
 if __name__ == "__main__":
     ranking()
+    classification()

@@ -242,7 +242,7 @@ def _display_key(key: str, kind: Kind) -> str:
 
 
 _IR_FORM = re.compile(
-    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cut>[\w.]+))?$"
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_-]*?)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cut>[\w.]+))?$"
 )
 _TREC_CUT = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*?)[._](?P<cuts>\d+(?:,\d+)*)$")
 _PARAM = re.compile(r"^\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>.*?)\s*$")

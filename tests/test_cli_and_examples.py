@@ -49,7 +49,10 @@ def test_python_dash_m_entry_point() -> None:
 
 def test_quickstart_runs(capsys: pytest.CaptureFixture[str]) -> None:
     runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
-    assert "nDCG@10" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out
+    for text in ("Confusion counts per model", "macro-averaged", "ROC_AUC", "average_precision", "boosted"):
+        assert text in out, text
 
 
 def test_sample_data_is_what_the_generator_makes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
