@@ -1,8 +1,8 @@
 """Deterministic benchmark data, written to Parquet in chunks (so 100M rows fit easily).
 
 Ranking data (``run.parquet``, ``qrels.parquet``): ``queries`` queries, each with
-``depth`` retrieved documents scored by a random float (no ties, so every tool
-ranks identically) and 30 judged documents drawn from a pool of ``1.5 * depth``
+``depth`` retrieved documents with distinct scores (no ties, not even in single
+precision, so every tool ranks identically) and 30 judged documents drawn from a pool of ``1.5 * depth``
 candidates, so about two thirds of the judged documents are retrieved. Relevance
 is graded 0..3 and every query has at least one relevant document. Ids are
 strings (``q0000042``, ``d000123456``), as in TREC collections.
@@ -55,9 +55,11 @@ def ranking_chunk(first: int, count: int, depth: int, seed: int) -> tuple[pl.Dat
 
     q_run = np.repeat(queries, depth)
     pos_run = np.tile(np.arange(depth), count)
-    run = pl.DataFrame(
-        [_query_ids(q_run), _doc_ids(q_run, pos_run), pl.Series("score", rng.random(count * depth))]
-    )
+    # distinct scores per query, even in single precision (trec_eval compares C floats, ranx
+    # doubles): a random permutation of 1..depth, scaled into (0, 1]
+    order = np.argsort(rng.random((count, depth)), axis=1).ravel()
+    scores = pl.Series("score", (order + 1) / depth)
+    run = pl.DataFrame([_query_ids(q_run), _doc_ids(q_run, pos_run), scores])
 
     judged = min(JUDGED_PER_QUERY, pool)
     pos_qrels = np.argsort(rng.random((count, pool)), axis=1)[:, :judged].ravel()

@@ -130,11 +130,12 @@ def _agreement(kind: str, reference: Path, other: Path) -> str:
     values = [c for c in ref.columns if c not in keys]
     if joined.height != ref.height or joined.height != got.height:
         return f"DIFFERS: {ref.height} vs {got.height} rows"
-    worst = joined.select(
-        pl.max_horizontal((pl.col(c) - pl.col(f"{c}__other")).abs().max() for c in values)
-    ).item()
+    gaps = joined.select(
+        pl.max_horizontal((pl.col(c) - pl.col(f"{c}__other")).abs() for c in values).alias("gap")
+    )["gap"]
+    worst = gaps.max()
     if worst is None or worst > TOLERANCE:
-        return f"DIFFERS: max abs diff {worst}"
+        return f"DIFFERS: {(gaps > TOLERANCE).sum()} rows, max abs diff {worst}"
     return f"yes ({worst:.0e})" if worst else "yes (0)"
 
 

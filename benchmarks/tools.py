@@ -49,7 +49,10 @@ def _polars_floor(data: Path) -> Callable[[], pl.DataFrame]:
     def go() -> pl.DataFrame:
         run = pl.read_parquet(data / "run.parquet")
         qrels = pl.read_parquet(data / "qrels.parquet")
-        ranked = run.sort(["query_id", "score", "doc_id"], descending=[False, True, True]).with_columns(
+        # trec_eval compares scores as C floats, hence the Float32 sort key
+        key = pl.col("score").cast(pl.Float32)
+        order = [pl.col("query_id"), key, pl.col("doc_id")]
+        ranked = run.sort(order, descending=[False, True, True]).with_columns(
             rank=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("query_id")
         )
         ideal = (

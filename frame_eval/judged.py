@@ -7,7 +7,9 @@ and every ranking measure reads its output.
 Rules (trec_eval's ``form_res_rels``):
 
 - Within each query (and each ``by`` group), documents are ordered by score,
-  highest first; equal scores are ordered by doc_id *descending* as strings
+  highest first, scores compared in single precision as trec_eval stores
+  them (0.8912410 and 0.8912409 are a tie); equal scores are ordered by
+  doc_id *descending* as strings
   (integer ids by their decimal text, as trec_eval sees them). A rank column
   in the run is ignored and replaced.
 - ``depth=n`` (trec_eval ``-M``) keeps ranks ``1..n`` after that ordering.
@@ -132,7 +134,8 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:
         tie = tie.cast(pl.String)
-    order = pl.struct(pl.col(cols.score), tie)
+    # trec_eval keeps scores as C floats: scores equal in single precision are tied
+    order = pl.struct(pl.col(cols.score).cast(pl.Float32), tie)
     return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
 
 

@@ -379,11 +379,7 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.pr_curve("label", "prob").select("threshold", "recall", "precision").rows()
         [(0.8, 0.5, 1.0), (0.4, 0.5, 0.5), (0.35, 1.0, 0.6666666666666666), (0.1, 1.0, 0.5)]
         """
-        result = _classify.curve(
-            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
-            score_range=score_range,
-        )
-        return self._finish(result)
+        return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
 
     def scores(
         self,

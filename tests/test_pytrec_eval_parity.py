@@ -52,6 +52,8 @@ def random_case(seed: int, integer_ids: bool) -> tuple[pl.DataFrame, pl.DataFram
             retrieved = rng.choice(pool, size=depth, replace=False)
             # few distinct scores: many ties, broken by doc id text
             scores = rng.integers(0, 6, size=depth) / 2.0
+            if seed % 3 == 1:  # distinct as doubles, tied as trec_eval's single-precision floats
+                scores = scores + rng.choice([0.0, 1e-9, 2e-8], size=depth)
             run_rows += [(q, int(d), float(s)) for d, s in zip(retrieved, scores, strict=True)]
         if side < 0.85:  # in the qrels (some queries only in the run)
             judged = rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False)
