@@ -174,15 +174,12 @@ def _frame_eval_classification(data: Path) -> Callable[[], pl.DataFrame]:
 
     def go() -> pl.DataFrame:
         preds = pl.read_parquet(data / "predictions.parquet")
-        counts = preds.ireval.confusion("label", "pred", by="model")
-        rates = preds.ireval.rates(
-            "label", "pred", by="model", metrics=["precision", "recall", "F1", "accuracy"]
-        )
+        counts_and_rates = ["TP", "FP", "FN", "TN", "precision", "recall", "F1", "accuracy"]
+        rates = preds.ireval.rates("label", "pred", by="model", metrics=counts_and_rates)
         scores = preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"])
         wide = pl.concat([rates, scores]).pivot("metric", index="model", values="value")
-        return counts.select("model", "tp", "fp", "fn", "tn").join(wide, on="model").rename(
-            {"average_precision": "AP"}
-        )
+        names = {"TP": "tp", "FP": "fp", "FN": "fn", "TN": "tn", "average_precision": "AP"}
+        return wide.rename(names)
 
     return go
 

@@ -55,29 +55,34 @@ def score_measures(
     keys = list(keys)
     g, lab, s = pl.col(_G), pl.col(_L), pl.col(_S)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
+    n, pos_count = pl.col("_n").cast(pl.Int64), pl.col("_P").cast(pl.Int64)
     if keys:
         # one sort per group; maintain_order makes the row index below a stable group id
         grouped = base.group_by(keys, maintain_order=True).agg(
             pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
         ).with_row_index(_G)
-        rows = grouped.select(_G, _L).explode(_L).unnest(_L)
         totals = grouped.select(_G, *keys, "_n", "_P")
+        # where each group starts in the exploded rows: rows and positives of the groups before it
+        starts = grouped.select(
+            _G, "_n", "_P",
+            (n.cum_sum() - n).alias("_row0"), (pos_count.cum_sum() - pos_count).alias("_pos0"),
+            _L,
+        )
+        rows = starts.explode(_L).unnest(_L)
     else:
-        rows = base.sort(_S, descending=True).select(pl.lit(0, pl.UInt32).alias(_G), _L, _S)
         totals = base.select(pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"))
+        rows = base.sort(_S, descending=True).select(
+            pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"),
+            pl.lit(0, pl.Int64).alias("_row0"), pl.lit(0, pl.Int64).alias("_pos0"), _L, _S,
+        )
 
-    # running counts within each group, from running counts over the whole sorted frame
-    start = (g != g.shift(1)).fill_null(True)
-    block_end = ((s != s.shift(-1)) | (g != g.shift(-1))).fill_null(True)
-    seen_pos = lab.cum_sum().cast(pl.Int64)
-    seen = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
-    rows = rows.with_columns(
-        (seen_pos - pl.when(start).then(seen_pos - lab.cast(pl.Int64)).forward_fill()).alias("tp"),
-        (seen - pl.when(start).then(seen - 1).forward_fill()).alias("_k"),
-        block_end.alias("_end"),
-    )
-    points = rows.filter(pl.col("_end")).select(_G, "tp", (pl.col("_k") - pl.col("tp")).alias("fp"))
-    points = points.join(totals.select(_G, "_n", "_P"), on=_G, how="left", maintain_order="left")
+    # running counts within each group: running counts over all rows minus the group's start
+    k = pl.int_range(1, pl.len() + 1, dtype=pl.Int64) - pl.col("_row0")
+    tp = lab.cum_sum().cast(pl.Int64) - pl.col("_pos0")
+    rows = rows.with_columns(k.alias("_k"), tp.alias("tp"))
+    # a point ends each run of tied scores, and each group
+    block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
+    points = rows.filter(block_end).select(_G, "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P")
 
     f64 = pl.Float64
     tp, fp = pl.col("tp").cast(f64), pl.col("fp").cast(f64)
