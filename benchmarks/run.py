@@ -86,6 +86,7 @@ def _run_once(
             stdout=log, stderr=subprocess.STDOUT,
         )
         stopped: list[str] = []
+        last_rss_mb = [0.0]
 
         def watch() -> None:
             # poll resident memory so an over-budget peer is stopped before the machine runs out
@@ -99,6 +100,7 @@ def _run_once(
                     )
                 except (OSError, StopIteration, ValueError):
                     return
+                last_rss_mb[0] = max(last_rss_mb[0], rss_kb / 1024)
                 if rss_kb / 1024 > memory_limit_mb:
                     stopped.append(f"stopped above {memory_limit_mb / 1024:.0f} GiB")
                 elif time.monotonic() - start > timeout:
@@ -115,12 +117,19 @@ def _run_once(
         log.seek(0)
         text = log.read()
     if stopped:
-        raise RuntimeError(stopped[0])
+        raise RuntimeError(f"{stopped[0]} (last seen at {last_rss_mb[0] / 1024:.1f} GiB)")
+    if proc.returncode == -9:
+        raise RuntimeError(f"killed by the system (out of memory?) at {last_rss_mb[0] / 1024:.1f} GiB")
     if proc.returncode != 0:
         last = text.strip().splitlines()[-1] if text.strip() else f"exit code {proc.returncode}"
         raise RuntimeError(f"failed: {last[:200]}")
     report = json.loads(text.strip().splitlines()[-1])
     return report["seconds"], report["peak_mb"]
+
+
+def _arrow_mib(path: Path) -> float:
+    """The Parquet file's size as an Arrow table (pyarrow ``nbytes``), read batch by batch."""
+    return sum(batch.nbytes for batch in pq.ParquetFile(path).iter_batches()) / 2**20
 
 
 def _agreement(kind: str, reference: Path, other: Path) -> str:
@@ -159,6 +168,14 @@ def _versions() -> str:
     return f"Python {platform.python_version()}, " + ", ".join(found)
 
 
+def _reference(kind: str, size: str, by_key: dict[tuple[str, str], Outcome]) -> str:
+    """frame_eval's eager run, or (when only that ran) its streaming run, for ratios and agreement."""
+    fallback = "frame_eval_streaming"
+    if kind == "ranking" and (size, REFERENCE[kind]) not in by_key and (size, fallback) in by_key:
+        return fallback
+    return REFERENCE[kind]
+
+
 def _table(outcomes: list[Outcome], arrow_mb: dict[str, float]) -> str:
     lines = [
         "| size | tool | median s | runs | peak MB | time vs frame_eval | memory vs frame_eval | agrees |",
@@ -167,9 +184,9 @@ def _table(outcomes: list[Outcome], arrow_mb: dict[str, float]) -> str:
     by_key = {(o.size, o.tool): o for o in outcomes}
     for o in outcomes:
         kind = "classification" if o.tool in tools.CLASSIFICATION_TOOLS else "ranking"
-        base = by_key.get((o.size, REFERENCE[kind]))
+        base = by_key.get((o.size, _reference(kind, o.size, by_key)))
         if o.failure:
-            lines.append(f"| {o.size} | {o.tool} | {o.failure} | | {o.peak_mb:.0f} | | | |")
+            lines.append(f"| {o.size} | {o.tool} | {o.failure} | | | | | |")
             continue
         median = statistics.median(o.seconds)
         ratio = mem = ""
@@ -211,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         if predictions and not (data / "predictions.parquet").exists():
             print(f"[{size}] generating {predictions} predictions", flush=True)
             generate.write_classification(data / "predictions.parquet", predictions)
-        arrow_mb[size] = pq.read_table(data / "run.parquet").nbytes / 2**20
+        arrow_mb[size] = _arrow_mib(data / "run.parquet")
         results = args.results / size
         results.mkdir(parents=True, exist_ok=True)
         for tool in args.tools:
@@ -228,7 +245,6 @@ def main(argv: list[str] | None = None) -> int:
                     seconds, peak = _run_once(tool, data, out, args.timeout, args.memory_limit * 1024)
                 except RuntimeError as err:
                     outcome.failure = str(err)
-                    outcome.peak_mb = max(outcome.peak_mb, 0.0)
                     break
                 outcome.peak_mb = max(outcome.peak_mb, peak)
                 if i >= args.warmup:
@@ -238,8 +254,10 @@ def main(argv: list[str] | None = None) -> int:
             if outcome.size != size or outcome.failure:
                 continue
             kind = "classification" if outcome.tool in tools.CLASSIFICATION_TOOLS else "ranking"
-            reference = results / f"{REFERENCE[kind]}.parquet"
-            if outcome.tool == REFERENCE[kind]:
+            by_key = {(o.size, o.tool): o for o in outcomes}
+            name = _reference(kind, size, by_key)
+            reference = results / f"{name}.parquet"
+            if outcome.tool == name:
                 outcome.agreement = "reference"
             elif reference.exists():
                 outcome.agreement = _agreement(kind, reference, results / f"{outcome.tool}.parquet")
