@@ -320,11 +320,12 @@ LR_PLUS = _spec("LR+", "positive likelihood ratio: TPR / FPR", _lr_plus, "LR_plu
                 "positive_likelihood_ratio")
 LR_MINUS = _spec("LR-", "negative likelihood ratio: FNR / TNR", _lr_minus, "LR_minus",
                  "negative_likelihood_ratio")
-DOR = _spec("DOR", "diagnostic odds ratio: (TP TN) / (FP FN)", _dor, "diagnostic_odds_ratio")
+DOR = _spec("DOR", "diagnostic odds ratio: (TP TN) / (FP FN)", _dor, "diagnostic_odds_ratio",
+            "diagnostic odds ratio")
 FM = _spec("FM", "Fowlkes-Mallows index: sqrt(PPV TPR)", _fowlkes_mallows, "fowlkes_mallows",
            "Fowlkes-Mallows", "FMI")
 CSI = _spec("CSI", "threat score, critical success index: TP / (TP + FN + FP)", _csi, "threat_score",
-            "TS", "critical_success_index", "jaccard")
+            "threat score", "TS", "critical_success_index", "jaccard")
 
 COUNT_SPECS: Final = (TP, FP, FN, TN, P, N, PP, PN, TOTAL)
 RATE_SPECS: Final = (

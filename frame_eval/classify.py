@@ -21,7 +21,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
@@ -62,9 +62,13 @@ def _is_text(dtype: pl.DataType) -> bool:
 def _require_labels(schema: pl.Schema, column: str) -> pl.DataType:
     dtype = schema[column]
     if not (dtype == pl.Boolean or dtype.is_integer() or _is_text(dtype)):
+        hint = (
+            " (pandas turns an integer column with missing values into floats: drop or fill the "
+            "missing labels first)" if dtype.is_float() else ""
+        )
         raise TypeError(
             f"{FRAME} column {column!r} must hold class labels (Boolean, integer, string or "
-            f"categorical), got {dtype}; cast it, e.g. pl.col({column!r}).cast(pl.Int64)"
+            f"categorical), got {dtype}; cast it, e.g. pl.col({column!r}).cast(pl.Int64){hint}"
         )
     return dtype
 
@@ -123,21 +127,30 @@ def _unique(columns: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(columns))
 
 
-def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) -> list[pl.LazyFrame]:
+def _value_problems(
+    frame: pl.LazyFrame, columns: Iterable[str], is_bad: Callable[[pl.Expr], pl.Expr], what: str, fix: str
+) -> list[pl.LazyFrame]:
+    """One problem row per column: how many values are bad, the first one and where it is."""
     problems = []
     for c in _unique(columns):
-        bad = ~pl.col(c).is_in([0, 1])
+        bad = is_bad(pl.col(c))
         problems.append(
             frame.select(
                 count=bad.sum().cast(pl.UInt64),
                 message=pl.format(
-                    f"{{}} values in {FRAME} column {c!r} are neither 0 nor 1 (first at row {{}}: {{}}); "
-                    f"integer labels are read as binary with positive class 1: {fix}",
+                    f"{{}} values in {FRAME} column {c!r} {what} (first at row {{}}: {{}}); {fix}",
                     bad.sum(), bad.arg_max(), pl.col(c).filter(bad).first(),
                 ),
             )
         )
     return problems
+
+
+def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) -> list[pl.LazyFrame]:
+    return _value_problems(
+        frame, columns, lambda col: ~col.is_in([0, 1]), "are neither 0 nor 1",
+        f"integer labels are read as binary with positive class 1: {fix}",
+    )
 
 
 def _range_problems(
@@ -146,20 +159,10 @@ def _range_problems(
     if score_range is None:
         return []
     low, high = score_range
-    problems = []
-    for c in _unique(columns):
-        bad = (pl.col(c) < low) | (pl.col(c) > high)
-        problems.append(
-            frame.select(
-                count=bad.sum().cast(pl.UInt64),
-                message=pl.format(
-                    f"{{}} values in {FRAME} column {c!r} are outside the declared score range "
-                    f"[{low}, {high}] (first at row {{}}: {{}}); fix the scores or score_range=",
-                    bad.sum(), bad.arg_max(), pl.col(c).filter(bad).first(),
-                ),
-            )
-        )
-    return problems
+    return _value_problems(
+        frame, columns, lambda col: (col < low) | (col > high),
+        f"are outside the declared score range [{low}, {high}]", "fix the scores or score_range=",
+    )
 
 
 def _check_range(score_range: Any) -> tuple[float, float] | None:
