@@ -48,7 +48,8 @@ def classification() -> None:
     preds = pl.read_csv(DATA / "predictions.csv")  # model, segment, label, prob, pred, species_*
 
     print("\nConfusion counts per model (binary: label is Boolean, positive is True):")
-    print(preds.ireval.confusion(actual="label", predicted="pred", by="model"))
+    with pl.Config(tbl_cols=10):
+        print(preds.ireval.confusion(actual="label", predicted="pred", by="model"))
 
     print("\nA few rates per model and segment, one column each:")
     rates = preds.ireval.rates(

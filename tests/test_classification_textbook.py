@@ -118,3 +118,61 @@ def test_three_class_per_class_rates_match_scikit_learn() -> None:
     woman = got.filter(pl.col("class") == "Woman").row(0, named=True)
     assert woman["precision"] == pytest.approx(13 / 19, rel=1e-15)
     assert woman["recall"] == pytest.approx(13 / 20, rel=1e-15)
+
+
+# -- exact fractions, the expressions and the lazy path ------------------------------------------
+
+DIRECT_RATIOS = {  # a single division each, so the float is the correctly rounded fraction
+    C.precision: Fraction(20, 200),
+    C.npv: Fraction(1820, 1830),
+    C.recall: Fraction(20, 30),
+    C.specificity: Fraction(1820, 2000),
+    C.accuracy: Fraction(1840, 2030),
+}
+
+
+def test_cancer_screening_expressions_are_the_exact_fractions() -> None:
+    got = CANCER.select(fn("cancer", "test").alias(fn.__name__) for fn in DIRECT_RATIOS).row(0)
+    for value, exact in zip(got, DIRECT_RATIOS.values(), strict=True):
+        assert value == float(exact)
+        assert Fraction(value).limit_denominator(10_000) == exact
+    table = dict(CANCER.ireval.rates("cancer", "test", metrics=["PPV", "NPV", "TPR", "TNR", "ACC"]).rows())
+    assert list(table.values()) == [float(f) for f in DIRECT_RATIOS.values()]
+
+
+def test_cancer_screening_in_group_by_over_and_lazy() -> None:
+    # the same screening in two clinics; the second reports the test the other way round
+    clinics = pl.concat([
+        CANCER.with_columns(clinic=pl.lit("A")),
+        CANCER.with_columns(pl.col("test").not_(), clinic=pl.lit("B")),
+    ])
+    per_clinic = clinics.group_by("clinic", maintain_order=True).agg(
+        C.tp("cancer", "test"), C.fp("cancer", "test"), C.fn("cancer", "test"), C.tn("cancer", "test"),
+        C.precision("cancer", "test"),
+    )
+    assert per_clinic.rows() == [("A", 20, 180, 10, 1820, 0.1), ("B", 10, 1820, 20, 180, 10 / 1830)]
+    over = clinics.select("clinic", C.recall("cancer", "test").over("clinic")).unique().sort("clinic")
+    assert over.rows() == [("A", 20 / 30), ("B", 10 / 30)]
+    lazy = clinics.lazy().ireval.confusion("cancer", "test", by="clinic")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert lazy.collect().equals(clinics.ireval.confusion("cancer", "test", by="clinic"))
+    assert lazy.collect().row(0) == ("A", 20, 180, 10, 1820, 30, 2000, 200, 1830, 2030)
+
+
+def test_three_class_against_scikit_learn_and_by_expression() -> None:
+    labels = ["Child", "Man", "Woman"]
+    y, yhat = PEOPLE["actual"].to_list(), PEOPLE["predicted"].to_list()
+    assert skm.accuracy_score(y, yhat) == pytest.approx(0.85, rel=1e-15)
+    # scikit-learn's one-vs-rest matrices are [[TN, FP], [FN, TP]] per label
+    (tn, fp), (fn, tp) = skm.multilabel_confusion_matrix(y, yhat, labels=labels)[labels.index("Woman")]
+    assert (tp, fp, fn, tn) == (13, 6, 7, 74)
+    woman = PEOPLE.select(
+        f("actual", "predicted", positive="Woman") for f in (C.tp, C.fp, C.fn, C.tn, C.total)
+    ).row(0)
+    assert woman == (13, 6, 7, 74, 100)
+    lazy = PEOPLE.lazy().ireval.confusion_matrix("actual", "predicted").collect()
+    assert lazy.equals(PEOPLE.ireval.confusion_matrix("actual", "predicted"))
+    assert lazy["count"].sum() == 100
+    for average in ("micro", "macro", "weighted"):
+        f1 = PEOPLE.select(C.f1("actual", "predicted", average=average)).item()
+        assert f1 == pytest.approx(skm.f1_score(y, yhat, average=average), rel=1e-12), average

@@ -53,6 +53,12 @@ def test_quickstart_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "nDCG@10" in out
     for text in ("Confusion counts per model", "macro-averaged", "ROC_AUC", "average_precision", "boosted"):
         assert text in out, text
+    # every count column of the confusion table is shown, and the sample's counts are in it
+    header = next(line for line in out.splitlines() if "┆ tp " in line)
+    assert [cell.strip() for cell in header.strip("│").split("┆")] == [
+        "model", "tp", "fp", "fn", "tn", "p", "n", "pp", "pn", "total"
+    ]
+    assert any(line.startswith("│ boosted") and "┆ 600 " in line for line in out.splitlines())
 
 
 def test_sample_data_is_what_the_generator_makes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -177,7 +177,8 @@ def test_integer_ids_and_custom_column_names() -> None:
         ("P_5", ["P@5"]), ("recall.100", ["R@100"]), ("recip_rank", ["RR"]), ("RR@10", ["RR@10"]),
         ("success.1", ["Success@1"]), ("nDCG(gain='exp')@20", ["nDCG(gain=exp)@20"]),
         ("num_rel_ret", ["NumRelRet"]), ("AP(rel=1)", ["AP"]), ("Rprec", ["Rprec"]),
-        ("R-prec", ["Rprec"]), ("r-prec(rel=2)", ["Rprec(rel=2)"]),
+        ("R-prec", ["Rprec"]), ("R-PREC", ["Rprec"]), ("r-prec(rel=2)", ["Rprec(rel=2)"]),
+        ("nDCG@10", ["nDCG@10"]), ("P.10", ["P@10"]),
     ],
 )
 def test_parser(text: str, names: list[str]) -> None:
