@@ -27,6 +27,7 @@ from typing import Any, Final
 import polars as pl
 
 from frame_eval import _checks
+from frame_eval._tidy import to_long
 from frame_eval.classification import DEFAULT_RATES, RATES, averaged, value
 from frame_eval.confusion import (
     AUTO,
@@ -303,12 +304,7 @@ def rates(
             *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
               for k, m in zip(names, ms, strict=True)],
         )
-    long = wide.unpivot(on=list(names), index=keys, variable_name="metric", value_name="value")
-    long = long.with_columns(pl.col("metric").replace_strict(names, return_dtype=pl.String))
-    # unpivot stacks measure after measure; a stable sort on the keys restores per-group blocks
-    if keys:
-        long = long.sort(keys, maintain_order=True)
-    return _checks.attach(long.select(*keys, "metric", "value"), problems)
+    return _checks.attach(to_long(wide, keys, names), problems)
 
 
 # -- confusion matrix ----------------------------------------------------------------------------
@@ -503,8 +499,4 @@ def scores(
         wide = extra
     if keys:
         wide = wide.sort(keys)
-    long = wide.unpivot(on=list(names), index=keys, variable_name="metric", value_name="value")
-    long = long.with_columns(pl.col("metric").replace_strict(names, return_dtype=pl.String))
-    if keys:
-        long = long.sort(keys, maintain_order=True)
-    return _checks.attach(long.select(*keys, "metric", "value"), problems)
+    return _checks.attach(to_long(wide, keys, names), problems)

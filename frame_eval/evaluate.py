@@ -13,6 +13,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking measures)
+from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
 from frame_eval.registry import Measure, resolve
 
@@ -73,14 +74,7 @@ def evaluate(
     if shape == "wide":
         return wide
     _check_names(cols.query_keys, ["metric", "value"])
-    return _long(wide, cols.query_keys, ms)
-
-
-def _long(wide: pl.LazyFrame, keys: list[str], ms: Sequence[Measure]) -> pl.LazyFrame:
-    names = [m.name for m in ms]
-    long = wide.unpivot(on=names, index=keys, variable_name="metric", value_name="value")
-    # unpivot stacks measure after measure; a stable sort on the keys restores per-key blocks
-    return long.sort(keys, maintain_order=True) if keys else long
+    return to_long(wide, cols.query_keys, [m.name for m in ms])
 
 
 def summarize(
@@ -110,8 +104,5 @@ def summarize(
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
     else:
         totals = wide.select(*aggs, num_q)
-    long = totals.unpivot(
-        on=[m.name for m in ms], index=[*cols.by, "num_q"], variable_name="metric", value_name="value"
-    )
-    long = long.sort(list(cols.by), maintain_order=True) if cols.by else long
+    long = to_long(totals, cols.by, [m.name for m in ms], carry=["num_q"])
     return long.select(*cols.by, "metric", "value", "num_q")
