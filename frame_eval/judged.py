@@ -8,7 +8,7 @@ Rules (trec_eval's ``form_res_rels``):
 
 - Within each query (and each ``by`` group), documents are ordered by score,
   highest first, scores compared in single precision as trec_eval stores
-  them (0.8912410 and 0.8912409 are a tie); equal scores are ordered by
+  them (0.89124103 and 0.89124099 are a tie); equal scores are ordered by
   doc_id *descending* as strings
   (integer ids by their decimal text, as trec_eval sees them). A rank column
   in the run is ignored and replaced.
@@ -129,7 +129,10 @@ def _problems(
 def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     """1-based rank within each query: score descending, then doc_id descending as text.
 
-    One stable ordinal rank of the (score, doc_id) pair per query: no global sort.
+    One stable ordinal rank of the (score, doc_id) pair per query: exact for every
+    input, and what :func:`judge_lazy` uses for the whole frame. The evaluation path
+    ranks by score alone and applies this only to queries with tied scores (see
+    :func:`_score_ranks`).
     """
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:
@@ -139,15 +142,71 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
 
 
+_GROUP = "__frame_eval_group"
+_RANK_SUM = "__frame_eval_rank_sum"
+_EXACT = "__frame_eval_exact_rank"
+
+
+def _group_hash(keys: Sequence[str]) -> pl.Expr:
+    """64-bit hash of the query keys: the window the score ranks are taken in (tests replace
+    it with a colliding one to exercise the exact path)."""
+    return pl.struct(keys).hash() if len(keys) > 1 else pl.col(keys[0]).hash()
+
+
+def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> tuple[
+    pl.LazyFrame, pl.LazyFrame, pl.LazyFrame
+]:
+    """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
+
+    Ranking every row by the (score, doc_id) pair is the costliest step of an
+    evaluation; ranking by the single-precision score alone (``"min"`` ranks), in
+    windows keyed by a 64-bit hash of the query keys, costs about half. Those ranks
+    are trec_eval's for every query that has no tied scores and a window of its own,
+    and both conditions are checked exactly from sums the group-by computes anyway:
+
+    - a query of ``n`` documents without ties, alone in its window, has the min ranks
+      ``1..n``, summing to ``n (n + 1) / 2``; a tie makes the sum smaller;
+    - a window shared by two queries (equal hashes) shows as one hash on two groups.
+      Sharing only raises ranks, so it can lift a tied query's sum to exactly
+      ``n (n + 1) / 2``; hence the second check.
+
+    Every query of a window that fails either check is ranked again by the pair.
+
+    Returns ``(ranked, groups, exact)``: the run as ``[*keys, doc_id, rank]`` ranked by
+    score, ``[*keys, num_ret]`` for every query of the run, and ``[*keys, doc_id,
+    exact]`` with the (score, doc_id) rank of every document of the re-ranked queries
+    (usually none), which takes precedence over ``rank``.
+    """
+    keys = cols.query_keys
+    score_rank = pl.col(cols.score).cast(pl.Float32).rank("min", descending=True).over(_GROUP)
+    ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+        score_rank.cast(pl.UInt32).alias(cols.rank)
+    ).cache()  # read three times below: rank once
+    n = pl.len().cast(pl.UInt64)
+    groups = ranked.group_by(keys).agg(
+        pl.len().cast(pl.UInt32).alias("num_ret"),
+        pl.col(_GROUP).first(),
+        pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
+    )
+    suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
+    exact = ranked.join(suspect, on=_GROUP, how="semi").select(
+        *keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT)
+    )
+    return ranked.select(*keys, cols.doc_id, cols.rank), groups.select(*keys, "num_ret"), exact
+
+
 @dataclass(frozen=True)
 class _Plan:
     """The pieces every judged frame is built from."""
 
-    ranked: pl.LazyFrame  # the run with a rank column, cut at depth
+    run: pl.LazyFrame  # the checked, cast run
+    ranked: pl.LazyFrame  # [*keys, doc_id, rank]: ranks by score alone (see _score_ranks)
+    exact: pl.LazyFrame  # [*keys, doc_id, exact]: (score, doc_id) ranks where they differ
+    depth: int | None
     groups: pl.LazyFrame  # [*keys, num_ret]: every (by, query) evaluated
     qrels: pl.LazyFrame  # [*keys, doc_id, relevance]: the judgements of every group
     problems: list[pl.LazyFrame | _checks.Suspicion]
-    run_columns: list[str]
+    doc_dtype: pl.DataType
 
 
 def _plan(
@@ -173,7 +232,7 @@ def _plan(
             [cols.query_id, cols.doc_id], keep="first"
         )
     judged_queries = qrels.select(cols.query_id).unique()
-    counts = run.group_by(keys).agg(pl.len().cast(pl.UInt32).alias("num_ret"))
+    ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
     if depth is not None:
         counts = counts.with_columns(pl.col("num_ret").clip(upper_bound=depth))
     if complete:
@@ -181,12 +240,8 @@ def _plan(
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col("num_ret").fill_null(0))
     else:
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
-    ranked = run.with_columns(rank_expr(cols, doc_dtype))
-    if depth is not None:
-        ranked = ranked.filter(pl.col(cols.rank) <= depth)
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    run_columns = run.collect_schema().names()
-    return _Plan(ranked, groups, group_qrels, problems, run_columns)
+    return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
 
 
 Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Suspicion]]
@@ -205,9 +260,13 @@ def judged_frame(
     plan = _plan(run, qrels, cols, complete, depth, duplicates)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
-    ranked = plan.ranked.join(plan.groups.select(keys), on=keys, how="semi")
+    ranked = plan.run.join(plan.groups.select(keys), on=keys, how="semi").with_columns(
+        rank_expr(cols, plan.doc_dtype)
+    )
+    if plan.depth is not None:
+        ranked = ranked.filter(pl.col(cols.rank) <= plan.depth)
     judged = ranked.join(plan.qrels, on=doc_keys, how="full", coalesce=True)
-    rest = [c for c in plan.run_columns if c not in (*doc_keys, cols.score)]
+    rest = [c for c in plan.run.collect_schema().names() if c not in (*doc_keys, cols.score)]
     judged = judged.select(*doc_keys, cols.rank, cols.relevance, cols.score, *rest).sort(
         [*keys, cols.rank, cols.doc_id], nulls_last=True
     )
@@ -255,9 +314,14 @@ def evaluation_frame(
     """
     plan = _plan(run, qrels, cols, complete, depth, duplicates)
     keys = cols.query_keys
-    ranks = plan.ranked.select(*keys, cols.doc_id, cols.rank)
-    judged = ranks.join(plan.qrels, on=[*keys, cols.doc_id], how="right").select(
-        *keys, cols.rank, cols.relevance
+    doc_keys = [*keys, cols.doc_id]
+    judged = plan.ranked.join(plan.qrels, on=doc_keys, how="right")
+    # the few queries with tied scores (or a shared key hash) take their exact ranks
+    rank = pl.coalesce(_EXACT, cols.rank)
+    if plan.depth is not None:
+        rank = pl.when(rank <= plan.depth).then(rank)
+    judged = judged.join(plan.exact, on=doc_keys, how="left").select(
+        *keys, rank.alias(cols.rank), cols.relevance
     )
     deepest = plan.groups.select(
         *keys,

@@ -1,0 +1,147 @@
+"""The two ways evaluate() ranks, against pytrec_eval and against each other.
+
+``judged._score_ranks`` ranks by the single-precision score alone, in windows
+keyed by a 64-bit hash of the query keys, and takes the exact (score, doc_id)
+rank only for queries that fail one of two exact checks: a tie (the rank sum is
+short of n (n + 1) / 2) or a hash shared with another query. These tests drive
+each branch: distinct scores (no query recomputed), ties in some queries only,
+and hashes forced to collide (every query, or pairs of them, in one window).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from test_pytrec_eval_parity import PYTREC_NAMES, TREC_MEASURES, pytrec_values, random_case
+
+import frame_eval as fe
+from frame_eval import judged
+
+PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
+NAMES = [name for _, name in PAIRS]
+
+
+def distinct_scores(run: pl.DataFrame, seed: int) -> pl.DataFrame:
+    """The same run with scores distinct even in single precision (no ties anywhere)."""
+    rng = np.random.default_rng(seed + 1000)
+    scores = rng.choice(2**20, size=run.height, replace=False) / 2**10
+    return run.with_columns(score=pl.Series(scores, dtype=pl.Float64))
+
+
+def assert_matches_pytrec(run: pl.DataFrame, qrels: pl.DataFrame) -> None:
+    assert PYTREC_NAMES  # the oracle's measure list, shared with the parity tests
+    expected = pytrec_values(run, qrels, 1)
+    got = run.ireval.evaluate(qrels, NAMES, shape="wide")
+    assert {str(q) for q in got["query_id"]} == {q for q, _ in expected}
+    for row in got.iter_rows(named=True):
+        q = str(row["query_id"])
+        for trec_key, name in PAIRS:
+            assert row[name] == pytest.approx(expected[(q, trec_key)], abs=1e-9, rel=0), (name, q)
+
+
+def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
+    """Same keys in the same order; values equal up to the order of summation (1e-12)."""
+    assert got.columns == want.columns
+    floats = [c for c in got.columns if got.schema[c] == pl.Float64]
+    keys = [c for c in got.columns if c not in floats]
+    assert got.select(keys).equals(want.select(keys))
+    for name in floats:
+        assert got[name].to_list() == pytest.approx(want[name].to_list(), abs=1e-12), name
+
+
+def exact_rows(run: pl.DataFrame) -> pl.DataFrame:
+    """The rows _score_ranks recomputes exactly, for a run of string or integer ids."""
+    cols = judged.RunColumns()
+    _, _, exact = judged._score_ranks(run.lazy(), cols, run.schema["doc_id"])
+    return exact.collect()
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_distinct_scores_use_score_ranks_alone(seed: int) -> None:
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2))
+    run = distinct_scores(run, seed)
+    assert exact_rows(run).height == 0
+    assert_matches_pytrec(run, qrels)
+
+
+def test_only_queries_with_ties_are_ranked_again() -> None:
+    run = pl.DataFrame({
+        "query_id": ["q1", "q1", "q1", "q2", "q2", "q3", "q3"],
+        "doc_id": ["a", "b", "c", "a", "b", "a", "b"],
+        # q1: b and c tie; q2: distinct as doubles, tied as floats; q3: distinct
+        "score": [3.0, 2.0, 2.0, 0.89124103, 0.89124099, 1.0, 0.5],
+    })
+    exact = exact_rows(run).sort("query_id", "doc_id")
+    assert exact["query_id"].to_list() == ["q1", "q1", "q1", "q2", "q2"]
+    # ties go to the doc_id that sorts last: c before b in q1, b before a in q2
+    assert exact.columns[-1] == "__frame_eval_exact_rank"
+    assert exact[exact.columns[-1]].to_list() == [1, 3, 2, 2, 1]
+    qrels = pl.DataFrame({
+        "query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["b", "c", "a", "b"], "relevance": [1, 1, 1, 1],
+    })
+    assert_matches_pytrec(run, qrels)
+
+
+COLLIDING = {
+    "every query in one window": lambda keys: pl.lit(7, dtype=pl.UInt64),
+    "pairs of queries share a window": lambda keys: pl.struct(keys).hash() % 2,
+}
+
+
+@pytest.mark.parametrize("collide", list(COLLIDING), ids=list(COLLIDING))
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("ties", [True, False], ids=["ties", "distinct"])
+def test_colliding_hashes_fall_back_to_exact_ranks(
+    monkeypatch: pytest.MonkeyPatch, collide: str, seed: int, ties: bool
+) -> None:
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2))
+    if not ties:
+        run = distinct_scores(run, seed)
+    monkeypatch.setattr(judged, "_group_hash", COLLIDING[collide])
+    assert_matches_pytrec(run, qrels)
+    # lazy and with options, the compact path equals the exact full judged frame
+    options = {"depth": 4 if seed % 2 else None, "complete": seed % 3 == 0}
+    fast = run.lazy().ireval.evaluate(qrels.lazy(), NAMES, shape="wide", **options).collect()
+    full = (
+        run.ireval.judge(qrels, **options)
+        .group_by("query_id")
+        .agg(m.expr().cast(pl.Float64) for m in fe.registry.resolve(NAMES))
+        .sort("query_id")
+    )
+    assert_same(fast, full.select(fast.columns))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_systems_with_colliding_hashes(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """With by=, windows are keyed by (system, query); a shared hash across systems is caught too."""
+    run_a, qrels = random_case(seed, integer_ids=False)
+    run_b = distinct_scores(run_a, seed)
+    runs = pl.concat([run_a.with_columns(system=pl.lit("a")), run_b.with_columns(system=pl.lit("b"))])
+    separately = pl.concat([
+        r.ireval.evaluate(qrels, NAMES, shape="wide").select(pl.lit(s).alias("system"), pl.all())
+        for s, r in (("a", run_a), ("b", run_b))
+    ])
+    monkeypatch.setattr(judged, "_group_hash", COLLIDING["pairs of queries share a window"])
+    together = runs.ireval.evaluate(qrels, NAMES, by="system", shape="wide")
+    assert_same(together, separately)
+
+
+def test_a_tie_hidden_by_a_shared_window_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why the shared-hash check is needed besides the rank sum. In one window, query A's
+    three documents tied at 1.0 rank 3, 3, 3 behind its own d and B's y (both 2.0); with d
+    at rank 1 A's ranks sum to 10 = 4 * 5 / 2, and B's single rank 1 passes as well: the
+    sums alone would let A's tie through (found by a search over small cases)."""
+    run = pl.DataFrame({
+        "query_id": ["A", "A", "A", "A", "B"],
+        "doc_id": ["a", "b", "c", "d", "y"],
+        "score": [1.0, 1.0, 1.0, 2.0, 2.0],
+    })
+    qrels = pl.DataFrame({"query_id": ["A", "B"], "doc_id": ["a", "y"], "relevance": [1, 1]})
+    monkeypatch.setattr(judged, "_group_hash", COLLIDING["every query in one window"])
+    exact = exact_rows(run).sort("query_id", "doc_id")
+    assert exact["query_id"].to_list() == ["A", "A", "A", "A", "B"]
+    # d first; the tie at 1.0 goes by doc_id descending as text: c, b, then the relevant a
+    got = run.ireval.evaluate(qrels, ["AP", "RR", "P@3"], shape="wide").row(0, named=True)
+    assert got == {"query_id": "A", "AP": 0.25, "RR": 0.25, "P@3": 0.0}
+    assert_matches_pytrec(run, qrels)
