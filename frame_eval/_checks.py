@@ -111,17 +111,22 @@ class Suspicion:
     explain: Callable[[], str]
 
 
-def duplicate_problem(frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str) -> Suspicion:
+def duplicate_problem(
+    frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str, suspect: pl.LazyFrame | None = None
+) -> Suspicion:
     """Key combinations that occur more than once.
 
     The fast pass compares the row count with the number of distinct 64-bit
     hashes of the keys: equal means no repeats for certain. Only when they
     differ (a repeat, or a hash collision) does the exact hash aggregation
-    run, to confirm and name an example.
+    run, to confirm and name an example. A caller that counts the same thing
+    more cheaply on the way (rows minus distinct hashes, one ``count`` row)
+    passes it as ``suspect``.
     """
-    suspect = frame.select(
-        count=(pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64),
-    )
+    if suspect is None:
+        suspect = frame.select(
+            count=(pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64),
+        )
 
     def explain() -> str:
         dups = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).collect()

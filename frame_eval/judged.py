@@ -105,7 +105,11 @@ def _prepare(
 
 
 def _problems(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, duplicates: Duplicates
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    duplicates: Duplicates,
+    run_repeats: pl.LazyFrame | None = None,
 ) -> list[pl.LazyFrame | _checks.Suspicion]:
     problems: list[pl.LazyFrame | _checks.Suspicion] = []
     problems += _checks.null_problems(run, [*cols.query_keys, cols.doc_id, cols.score], "run")
@@ -115,6 +119,7 @@ def _problems(
             _checks.duplicate_problem(
                 run, [*cols.query_keys, cols.doc_id], "run",
                 "keep one row per document, or pass duplicates='max' to keep its highest score",
+                run_repeats,
             )
         )
         problems.append(
@@ -145,6 +150,7 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
 _GROUP = "__frame_eval_group"
 _RANK_SUM = "__frame_eval_rank_sum"
 _EXACT = "__frame_eval_exact_rank"
+_REPEATS = "__frame_eval_repeats"
 
 
 def _group_hash(keys: Sequence[str]) -> pl.Expr:
@@ -173,7 +179,9 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     Every query of a window that fails either check is ranked again by the pair.
 
     Returns ``(ranked, groups, exact)``: the run as ``[*keys, doc_id, rank]`` ranked by
-    score, ``[*keys, num_ret]`` for every query of the run, and ``[*keys, doc_id,
+    score, ``[*keys, num_ret, repeats]`` for every query of the run (``repeats``: rows
+    less distinct doc_id hashes, 0 unless a document repeats or two hashes collide),
+    and ``[*keys, doc_id,
     exact]`` with the (score, doc_id) rank of every document of the re-ranked queries
     (usually none), which takes precedence over ``rank``.
     """
@@ -187,12 +195,13 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
         pl.len().cast(pl.UInt32).alias("num_ret"),
         pl.col(_GROUP).first(),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
+        (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
     )
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
     exact = ranked.join(suspect, on=_GROUP, how="semi").select(
         *keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT)
     )
-    return ranked.select(*keys, cols.doc_id, cols.rank), groups.select(*keys, "num_ret"), exact
+    return ranked.select(*keys, cols.doc_id, cols.rank), groups.select(*keys, "num_ret", _REPEATS), exact
 
 
 @dataclass(frozen=True)
@@ -222,7 +231,7 @@ def _plan(
     if duplicates not in ("error", "max"):
         raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
     run, qrels, doc_dtype = _prepare(run, qrels, cols)
-    problems = _problems(run, qrels, cols, duplicates)
+    checked_run, checked_qrels = run, qrels
     keys = cols.query_keys
     if duplicates == "max":
         run = run.sort(cols.score, descending=True, nulls_last=True).unique(
@@ -233,6 +242,10 @@ def _plan(
         )
     judged_queries = qrels.select(cols.query_id).unique()
     ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
+    # rows minus distinct document hashes, per query: the run's duplicate check for free
+    repeats = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
+    counts = counts.select(*keys, "num_ret")
+    problems = _problems(checked_run, checked_qrels, cols, duplicates, repeats)
     if depth is not None:
         counts = counts.with_columns(pl.col("num_ret").clip(upper_bound=depth))
     if complete:
