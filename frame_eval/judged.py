@@ -181,9 +181,8 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     Returns ``(ranked, groups, exact)``: the run as ``[*keys, doc_id, rank]`` ranked by
     score, ``[*keys, num_ret, repeats]`` for every query of the run (``repeats``: rows
     less distinct doc_id hashes, 0 unless a document repeats or two hashes collide),
-    and ``[*keys, doc_id,
-    exact]`` with the (score, doc_id) rank of every document of the re-ranked queries
-    (usually none), which takes precedence over ``rank``.
+    and ``[*keys, doc_id, exact]`` with the (score, doc_id) rank of every document of
+    the re-ranked queries (usually none), which takes precedence over ``rank``.
     """
     keys = cols.query_keys
     score_rank = pl.col(cols.score).cast(pl.Float32).rank("min", descending=True).over(_GROUP)
@@ -196,7 +195,7 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
         pl.col(_GROUP).first(),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
         (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
-    )
+    ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
     exact = ranked.join(suspect, on=_GROUP, how="semi").select(
         *keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT)
