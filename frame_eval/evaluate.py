@@ -43,9 +43,14 @@ def per_query_wide(
 ) -> pl.LazyFrame:
     """``[*by, query_id, <one Float64 column per measure>]``, sorted by the keys."""
     _check_names(cols.query_keys, [m.name for m in measures])
-    # most measures read only judged documents: skip the run's unjudged rows when we can
-    build = judged_frame if any(m.spec.reads_unjudged for m in measures) else evaluation_frame
-    judged, problems = build(run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates)
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates}
+    if any(m.spec.reads_unjudged for m in measures):
+        judged, problems = judged_frame(run, qrels, cols, **options)
+    else:
+        # most measures read only judged documents, and only some of those: skip the rest
+        reads = [m.lowest_read for m in measures]
+        lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
+        judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
     exprs = [
         m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64) for m in measures
     ]

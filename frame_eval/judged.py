@@ -313,6 +313,7 @@ def evaluation_frame(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
+    lowest_read: float | None = None,
 ) -> Checked:
     """A compact stand-in for the judged frame, ``[*keys, rank, relevance]``, for measures
     that read only judged documents and the depth of the ranking.
@@ -321,13 +322,18 @@ def evaluation_frame(
     unjudged row per query at rank ``num_ret`` (null when nothing was retrieved), in place
     of the run's unjudged documents. Every measure whose spec does not set
     ``reads_unjudged`` gives the same value on it as on :func:`judge_lazy`'s frame, from
-    a fraction of the rows. Returns the frame and its data checks, to attach to
+    a fraction of the rows. With ``lowest_read``, judgements below it are left out too
+    (the measures' ``Measure.lowest_read``: what they can read); the evaluated queries
+    stay those of all the qrels. Returns the frame and its data checks, to attach to
     whatever small result is computed from it.
     """
     plan = _plan(run, qrels, cols, complete, depth, duplicates)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
-    judged = plan.ranked.join(plan.qrels, on=doc_keys, how="right")
+    group_qrels = plan.qrels
+    if lowest_read is not None:
+        group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
+    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right")
     # the few queries with tied scores (or a shared key hash) take their exact ranks
     rank = pl.coalesce(_EXACT, cols.rank)
     if plan.depth is not None:

@@ -39,6 +39,7 @@ shape: (1, 3)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -186,38 +187,61 @@ def _spec(name: str, summary: str, build: Any, **kwargs: Any) -> MeasureSpec:
     return register(MeasureSpec(name=name, kind="ranking", summary=summary, build=build, **kwargs))
 
 
+def _reads_relevant(params: Mapping[str, Any]) -> float:
+    """Measures that read only relevant rows (judgement >= rel)."""
+    return params["rel"]
+
+
+def _reads_gains(params: Mapping[str, Any]) -> float:
+    """nDCG reads only rows with a gain: judgements of 1 or more (both gain functions give 0 below)."""
+    return 1
+
+
+def _reads_no_judgement(params: Mapping[str, Any]) -> float:
+    """Counts of retrieved documents and of queries read no judged row."""
+    return math.inf
+
+
 AP = _spec(
     "AP", "average precision: mean over relevant documents of the precision at their rank",
     _build_ap, params=(_REL,), cutoff="optional", aliases=("MAP",), trec_name="map",
     trec_cut_name="map_cut",
+    lowest_read=_reads_relevant,
 )
 NDCG = _spec(
     "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
+    lowest_read=_reads_gains,
 )
 P = _spec(
     "P", "precision at k: relevant documents in the top k, divided by k", _build_precision,
     params=(_REL,), cutoff="required",
+    lowest_read=_reads_relevant,
 )
 R = _spec(
     "R", "recall at k: relevant documents in the top k over all relevant documents",
     _build_recall, params=(_REL,), cutoff="optional", trec_name="recall",
+    lowest_read=_reads_relevant,
 )
 RR = _spec(
     "RR", "reciprocal rank of the first relevant document", _build_rr, params=(_REL,),
     cutoff="optional", aliases=("MRR",), trec_name="recip_rank",
+    lowest_read=_reads_relevant,
 )
 RPREC = _spec(
     "Rprec", "precision at rank R, R being the number of relevant documents", _build_rprec,
     params=(_REL,), aliases=("R-prec", "R_prec"),
+    lowest_read=_reads_relevant,
 )
 SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
     params=(_REL,), cutoff="required", trec_name="success",
+    lowest_read=_reads_relevant,
 )
 IPREC = _spec(
     "IPrec", "interpolated precision at a recall level: best precision at that recall or beyond",
     _build_iprec, params=(_REL,), cutoff="required", cutoff_type=float, trec_name="iprec_at_recall",
+    lowest_read=_reads_relevant,
 )
 register_shorthand(
     "ranking", r"iprec_at_recall[._](\d*\.?\d+)", lambda m: ("IPrec", {"cutoff": float(m.group(1))})
@@ -225,18 +249,22 @@ register_shorthand(
 NUM_RET = _spec(
     "NumRet", "number of documents retrieved", _build_num_ret, aggregate="sum",
     trec_name="num_ret",
+    lowest_read=_reads_no_judgement,
 )
 NUM_REL = _spec(
     "NumRel", "number of relevant documents", _build_num_rel, params=(_REL,),
     aggregate="sum", trec_name="num_rel",
+    lowest_read=_reads_relevant,
 )
 NUM_REL_RET = _spec(
     "NumRelRet", "number of relevant documents retrieved", _build_num_rel_ret, params=(_REL,),
     aggregate="sum", trec_name="num_rel_ret",
+    lowest_read=_reads_relevant,
 )
 NUM_Q = _spec(
     "NumQ", "number of queries evaluated (1 per query; summed in summaries)", _build_num_q,
     aggregate="sum", trec_name="num_q",
+    lowest_read=_reads_no_judgement,
 )
 
 

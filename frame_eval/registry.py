@@ -76,6 +76,10 @@ class MeasureSpec:
     values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
     ``reads_unjudged`` marks a ranking measure that looks at unjudged retrieved
     documents other than the deepest one (see ``judged.evaluation_frame``).
+    ``lowest_read(params)`` gives the lowest judgement whose row can change a
+    ranking measure's value (``inf``: it reads no judged row, only the deepest
+    one); ``evaluate`` drops judgements below what every requested measure
+    reads. ``None`` (the default) means every judged row is read.
     """
 
     name: str
@@ -87,6 +91,7 @@ class MeasureSpec:
     cutoff_type: type = int
     aggregate: Literal["mean", "sum"] = "mean"
     reads_unjudged: bool = False
+    lowest_read: Callable[[Mapping[str, Any]], float] | None = None
     aliases: tuple[str, ...] = ()
     trec_name: str | None = None
     trec_cut_name: str | None = None
@@ -123,6 +128,12 @@ class Measure:
         values = {p.name: p.default for p in self.spec.params}
         values.update(self.params)
         return values
+
+    @property
+    def lowest_read(self) -> float | None:
+        """The lowest judgement whose row can change this measure (``None``: every row)."""
+        rule = self.spec.lowest_read
+        return None if rule is None else rule(self.kwargs)
 
     def expr(self, **columns: str) -> pl.Expr:
         """The polars aggregation expression for this measure, aliased to its name."""

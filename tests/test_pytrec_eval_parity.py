@@ -131,3 +131,29 @@ def test_compact_evaluation_frame_equals_full_judged_frame(seed: int) -> None:
     assert fast.height == full.height
     for name in fast.columns[1:]:
         assert fast[name].to_list() == pytest.approx(full[name].to_list(), abs=1e-12), name
+
+
+READ_SETS = {
+    "only rel>=3": ["P(rel=3)@10", "AP(rel=3)", "NumRel(rel=3)"],
+    "rel>=0": ["AP(rel=0)", "nDCG@5", "RR(rel=0)", "NumRelRet(rel=0)"],
+    "rel>=-1": ["R(rel=-1)@5", "Rprec(rel=-1)", "IPrec(rel=-1)@0.5"],
+    "no judgement": ["NumRet", "NumQ"],
+    "gains only": ["nDCG", "nDCG(gain=exp)@3"],
+}
+
+
+@pytest.mark.parametrize("measures", list(READ_SETS.values()), ids=list(READ_SETS))
+@pytest.mark.parametrize("seed", range(6))
+def test_judgements_no_measure_reads_are_left_out_safely(seed: int, measures: list[str]) -> None:
+    """evaluate() drops judgements below what every requested measure reads
+    (Measure.lowest_read); the values must equal those over judge()'s full frame."""
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2))
+    options = {"complete": seed % 2 == 0, "depth": 5 if seed % 3 == 0 else None}
+    fast = run.ireval.evaluate(qrels, measures, shape="wide", **options)
+    full = run.ireval.judge(qrels, **options).group_by("query_id").agg(
+        m.expr().cast(pl.Float64) for m in fe.registry.resolve(measures)
+    ).sort("query_id")
+    assert fast.columns == full.columns
+    assert fast["query_id"].to_list() == full["query_id"].to_list()
+    for name in fast.columns[1:]:
+        assert fast[name].to_list() == pytest.approx(full[name].to_list(), abs=1e-12), name
