@@ -47,8 +47,11 @@ def main(data: Path) -> None:
     best("ranking: join the judgements", joined.collect)
     qrels_repeats = pl.struct(keys).hash().n_unique()
     best("ranking: qrels duplicate check (hash n_unique)", lambda: qrels.select(qrels_repeats))
-    compact = evaluation_frame(run.lazy(), qrels.lazy(), cols)[0].collect()
-    exprs = [m.expr(rank="rank", relevance="relevance") for m in resolve(MEASURES, "ranking")]
+    measures = resolve(MEASURES, "ranking")
+    # as evaluate() builds it: judged rows no measure reads (here judgements below 1) left out
+    lowest = min(m.lowest_read for m in measures)
+    compact = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)[0].collect()
+    exprs = [m.expr(rank="rank", relevance="relevance") for m in measures]
     best("ranking: per-query aggregation", lambda: compact.group_by("query_id").agg(exprs))
     if (data / "predictions.parquet").exists():
         preds = pl.read_parquet(data / "predictions.parquet")
