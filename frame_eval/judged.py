@@ -136,8 +136,8 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
 
     One stable ordinal rank of the (score, doc_id) pair per query: exact for every
     input, and what :func:`judge_lazy` uses for the whole frame. The evaluation path
-    ranks by score alone and applies this only to queries with tied scores (see
-    :func:`_score_ranks`).
+    ranks by score alone and applies this only to queries with tied scores or a
+    shared key hash (see :func:`_score_ranks`).
     """
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:

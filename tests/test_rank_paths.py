@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from test_pytrec_eval_parity import PYTREC_NAMES, TREC_MEASURES, pytrec_values, random_case
+from test_pytrec_eval_parity import TREC_MEASURES, assert_same, pytrec_values, random_case
 
 import frame_eval as fe
 from frame_eval import judged
@@ -30,7 +30,6 @@ def distinct_scores(run: pl.DataFrame, seed: int) -> pl.DataFrame:
 
 
 def assert_matches_pytrec(run: pl.DataFrame, qrels: pl.DataFrame) -> None:
-    assert PYTREC_NAMES  # the oracle's measure list, shared with the parity tests
     expected = pytrec_values(run, qrels, 1)
     got = run.ireval.evaluate(qrels, NAMES, shape="wide")
     assert {str(q) for q in got["query_id"]} == {q for q, _ in expected}
@@ -38,16 +37,6 @@ def assert_matches_pytrec(run: pl.DataFrame, qrels: pl.DataFrame) -> None:
         q = str(row["query_id"])
         for trec_key, name in PAIRS:
             assert row[name] == pytest.approx(expected[(q, trec_key)], abs=1e-9, rel=0), (name, q)
-
-
-def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
-    """Same keys in the same order; values equal up to the order of summation (1e-12)."""
-    assert got.columns == want.columns
-    floats = [c for c in got.columns if got.schema[c] == pl.Float64]
-    keys = [c for c in got.columns if c not in floats]
-    assert got.select(keys).equals(want.select(keys))
-    for name in floats:
-        assert got[name].to_list() == pytest.approx(want[name].to_list(), abs=1e-12), name
 
 
 def exact_rows(run: pl.DataFrame) -> pl.DataFrame:
