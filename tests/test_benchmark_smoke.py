@@ -78,3 +78,19 @@ def test_harness_reports_a_disagreement(tmp_path: Path, monkeypatch: pytest.Monk
     assert harness._agreement("ranking", a, b).startswith("DIFFERS")
     frame.head(1).write_parquet(b)
     assert "rows" in harness._agreement("ranking", a, b)
+
+
+def test_compare_times_two_revisions_in_turn(tmp_path: Path) -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout")
+    sys.path.insert(0, str(BENCH))
+    try:
+        import compare
+        import generate
+    finally:
+        sys.path.remove(str(BENCH))
+    generate.write_ranking(tmp_path / "data", 20, depth=10)
+    timings = compare.compare(["HEAD", "HEAD~1"], "frame_eval", tmp_path / "data", rounds=2)
+    assert list(timings) == ["HEAD", "HEAD~1"]
+    for runs in timings.values():
+        assert len(runs) == 2 and all(seconds > 0 and peak > 0 for seconds, peak in runs)
