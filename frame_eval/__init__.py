@@ -9,7 +9,7 @@ installed) :class:`pandas.DataFrame`.
 >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
 >>> qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["b"], "relevance": [1]})
 >>> run.ireval.evaluate(qrels, ["AP", "nDCG@10", "RR"], shape="wide").rows()
-[('q1', 0.5, 0.6309297535714574, 0.5)]
+[('q1', 0.5, 0.6309297535714575, 0.5)]
 """
 
 from __future__ import annotations

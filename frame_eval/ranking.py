@@ -45,6 +45,7 @@ from typing import Any
 
 import polars as pl
 
+from frame_eval._float import divide, log2, ordered_sum
 from frame_eval.registry import MeasureSpec, Param, measure, register, register_shorthand
 
 __all__ = [
@@ -97,35 +98,54 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
 def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & _within(rank, k))
-    # the i-th relevant document found, at rank r, adds precision i / r
-    precision_sum = (hit_ranks.rank("ordinal").cast(pl.Float64) / hit_ranks).sum()
+    hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
+    # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
+    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+    precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
     return _safe_ratio(precision_sum, is_rel.sum())
 
 
-def _gain(relevance: pl.Expr, gain: str) -> pl.Expr:
+def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
+    """Gain of each judgement: ``g`` (linear) or ``2**g - 1`` (exp); 0 for null and negative ``g``.
+
+    Exponential gains are scaled by ``2**-highest`` (the query's highest judgement), which
+    leaves nDCG's bits unchanged (a power of two scales exactly) and keeps judgements of
+    1024 or more from overflowing to infinity.
+    """
     g = relevance.fill_null(0).clip(lower_bound=0).cast(pl.Float64)
-    return g if gain == "linear" else (pl.lit(2.0) ** g) - 1.0
+    if gain == "linear":
+        return g
+    top = highest.cast(pl.Float64)
+    return pl.when(g > 0).then(pl.lit(2.0).pow(g - top) - pl.lit(2.0).pow(-top)).otherwise(0.0)
+
+
+def _discount(positions: pl.Expr, base: float) -> pl.Expr:
+    """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2."""
+    discount = log2(positions + 1)
+    return discount if base == 2.0 else divide(discount, math.log2(base))
 
 
 def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: float) -> pl.Expr:
     rank, relevance = _columns(columns)
-    g = _gain(relevance, gain)
-    # when/then keeps the sum on polars' vectorised path (a filter is evaluated group by group)
-    dcg = pl.when(_within(rank, k)).then(g / (rank + 1).log(base)).otherwise(0.0).sum()
+    highest = relevance.max().fill_null(0)
+    g = _gains(relevance, gain, highest)
+    # DCG: gains of the retrieved documents over their discounts, added in rank order
+    scoring = _within(rank, k) & (g > 0)
+    scored_ranks = rank.filter(scoring)
+    dcg = ordered_sum(g.filter(scoring) / _discount(scored_ranks, base), scored_ranks)
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
-    ideal = relevance.fill_null(0).clip(lower_bound=0).sort(descending=True)
+    ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None:
         ideal = ideal.head(k)
-    positions = pl.int_range(2, ideal.len() + 2).cast(pl.Float64)
-    idcg = (_gain(ideal, gain) / positions.log(base)).sum()
+    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
     return _safe_ratio(dcg, idcg)
 
 
 def _build_precision(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     assert k is not None
-    return (_relevant(relevance, rel) & _within(rank, k)).sum().cast(pl.Float64) / k
+    return divide((_relevant(relevance, rel) & _within(rank, k)).sum(), k)
 
 
 def _build_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
