@@ -10,14 +10,13 @@ and the fix.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import polars as pl
 
 _CHECK = "__frame_eval_problems"
-_TOKEN = "\x00suspicion:"
-_SEPARATOR = "\x1e"
 
 
 def schema_of(frame: pl.LazyFrame) -> pl.Schema:
@@ -79,41 +78,91 @@ def common_id_dtype(column: str, left: pl.DataType, right: pl.DataType, names: S
     )
 
 
-def null_problems(frame: pl.LazyFrame, columns: Iterable[str], label: str) -> list[pl.LazyFrame]:
-    """One problem row per column with nulls (and per float column with NaN)."""
-    schema = frame.collect_schema()
-    checks: list[tuple[str, pl.Expr, str]] = []
-    for c in columns:
-        checks.append((f"null values in {label} column {c!r}", pl.col(c).is_null(), "drop or fill them"))
-        if schema[c].is_float():
-            checks.append((f"NaN values in {label} column {c!r}", pl.col(c).is_nan(), "drop or fill them"))
-    if not checks:
-        return []
-    counts = frame.select(
-        *[e.sum().alias(f"n{i}") for i, (_, e, _) in enumerate(checks)],
-        *[e.arg_max().alias(f"r{i}") for i, (_, e, _) in enumerate(checks)],
-    )
-    return [
-        counts.select(
-            count=pl.col(f"n{i}").cast(pl.UInt64),
-            message=pl.format(f"{{}} {text} (first at row {{}}); {fix}", f"n{i}", f"r{i}"),
-        )
-        for i, (text, _, fix) in enumerate(checks)
-    ]
+_ROW = "__frame_eval_row"
+_FIRED = "__frame_eval_fired"
 
 
 @dataclass(frozen=True)
-class Suspicion:
-    """A cheap check that may over-report; ``explain()`` runs the exact check (only when
-    ``frame`` reports a count > 0) and returns the message, or ``""`` if all is well."""
+class Problem:
+    """A data check whose message is worked out only when it fires.
+
+    ``frame`` is a lazy one-row frame with a ``count`` column, computed with the
+    result; when the count is positive, ``explain(count)`` runs (it may collect a
+    small query of its own) and returns the message, or ``""`` if all is well after
+    all (a cheap check that over-reports). ``warn`` makes it a ``UserWarning``
+    instead of an error.
+    """
 
     frame: pl.LazyFrame
-    explain: Callable[[], str]
+    explain: Callable[[int], str]
+    warn: bool = False
+
+
+def first_rows(source: pl.LazyFrame, bad: pl.Expr, value: str | None = None) -> tuple[int, int, object]:
+    """How many rows of ``source`` are ``bad``, the 0-based position of the first and its value
+    in column ``value``. Positions count the rows of ``source`` as given, from 0, whatever
+    the engine (a row index, not the engine's arrival order)."""
+    found = (
+        source.with_row_index(_ROW)
+        .filter(bad)
+        .select(
+            pl.len().alias("n"),
+            pl.col(_ROW).min().alias("row"),
+            (pl.col(value).sort_by(_ROW).first() if value else pl.lit(None)).alias("value"),
+        )
+        .collect()
+    )
+    n, row, example = found.row(0)
+    return n, row, example
+
+
+def value_problem(
+    frame: pl.LazyFrame, bad: pl.Expr, describe: str, fix: str, *, value: str | None = None,
+    counted: pl.LazyFrame | None = None,
+) -> Problem:
+    """Rows of ``frame`` where ``bad`` holds: ``"<n> <describe> (first at row <i>, counting
+    from 0[: <value>]); <fix>"``. The count is computed lazily with the result (from
+    ``counted``, a frame with the same rows and columns that the plan reads anyway, when
+    given); the first row only when the check fires."""
+    source = frame if counted is None else counted
+    tally = source.select(count=bad.sum().cast(pl.UInt64))
+
+    def explain(count: int) -> str:
+        n, row, example = first_rows(frame, bad, value)
+        if n == 0:
+            return ""
+        shown = f": {example!r}" if value is not None else ""
+        return f"{n} {describe} (first at row {row}, counting from 0{shown}); {fix}"
+
+    return Problem(tally, explain)
+
+
+def null_problems(
+    frame: pl.LazyFrame, columns: Iterable[str], label: str, counted: pl.LazyFrame | None = None
+) -> list[Problem]:
+    """One check per column for nulls, and per float column for NaN."""
+    schema = frame.collect_schema()
+    problems = []
+    for c in columns:
+        problems.append(
+            value_problem(frame, pl.col(c).is_null(), f"null values in {label} column {c!r}",
+                          "drop or fill them", counted=counted)
+        )
+        if schema[c].is_float():
+            problems.append(
+                value_problem(frame, pl.col(c).is_nan(), f"NaN values in {label} column {c!r}",
+                              "drop or fill them", counted=counted)
+            )
+    return problems
+
+
+# kept for callers that still speak of a Suspicion: a Problem under its older name
+Suspicion = Problem
 
 
 def duplicate_problem(
     frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str, suspect: pl.LazyFrame | None = None
-) -> Suspicion:
+) -> Problem:
     """Key combinations that occur more than once.
 
     The fast pass compares the row count with the number of distinct 64-bit
@@ -128,48 +177,70 @@ def duplicate_problem(
             count=(pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64),
         )
 
-    def explain() -> str:
-        dups = frame.group_by(keys).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).collect()
-        if dups.height == 0:
-            return ""
-        first = dups.row(0, named=True)
-        example = ", ".join(f"{k}={first[k]}" for k in keys)
+    def explain(count: int) -> str:
+        indexed = frame.with_row_index(_ROW).filter(pl.len().over(keys) > 1)
+        found = indexed.select(
+            pl.struct(keys).n_unique().alias("combinations"),
+            pl.col(_ROW).min().alias("row"),
+        ).collect()
+        combinations, row = found.row(0)
+        if not combinations:
+            return ""  # a hash collision, not a repeat
+        first = indexed.filter(pl.col(_ROW) == row).collect().row(0, named=True)
+        times = indexed.filter(pl.all_horizontal(pl.col(k) == first[k] for k in keys)).select(pl.len())
+        example = ", ".join(f"{k}={first[k]!r}" for k in keys)
         return (
-            f"{dups.height} duplicated ({', '.join(keys)}) rows in the {label}, "
-            f"e.g. {example} occurs {first['_n']} times; {fix}"
+            f"{combinations} ({', '.join(keys)}) combinations occur more than once in the {label}; "
+            f"the first repeated row is row {row} (counting from 0): {example}, "
+            f"{times.collect().item()} times; {fix}"
         )
 
-    return Suspicion(suspect, explain)
+    return Problem(suspect, explain)
 
 
-def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Suspicion]) -> pl.LazyFrame:
-    """Make ``result`` raise a ``ValueError`` on collect if any problem row has a count > 0.
+def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Problem]) -> pl.LazyFrame:
+    """Make ``result`` raise (or warn) on collect when a check fires, even when it is empty.
 
-    ``problems`` are frames of ``(count, message)`` rows, or :class:`Suspicion` values
-    whose message is worked out only if their count is positive.
+    ``problems`` are :class:`Problem` values, or frames of ``(count, message)`` rows
+    whose message is used as it is. The checks are evaluated beside the result (a
+    union with a branch that yields no rows), so they run whatever the result holds;
+    errors come before warnings, in the order given, each a single ``ValueError``.
     """
     if not problems:
         return result
-    frames, explainers = [], {}
-    for i, problem in enumerate(problems):
-        if isinstance(problem, Suspicion):
-            explainers[f"{_TOKEN}{i}"] = problem.explain
-            problem = problem.frame.with_columns(message=pl.lit(f"{_TOKEN}{i}"))
-        frames.append(problem.select(pl.col("count").cast(pl.UInt64), pl.col("message")))
-    report = pl.concat(frames).filter(pl.col("count") > 0)
-    report = report.select(pl.col("message").str.join(_SEPARATOR).alias(_CHECK))
-
-    def raise_if_problem(messages: pl.Series) -> pl.Series:
-        for joined in messages.head(1).to_list():
-            for message in (joined or "").split(_SEPARATOR):
-                text = explainers[message]() if message in explainers else message
-                if text:
-                    raise ValueError(text)
-        return pl.Series(values=[True] * len(messages), dtype=pl.Boolean)
-
-    columns = result.collect_schema().names()
-    return (
-        result.join(report, how="cross", maintain_order="left")
-        .filter(pl.col(_CHECK).map_batches(raise_if_problem, return_dtype=pl.Boolean))
-        .select(columns)
+    checks = [p if isinstance(p, Problem) else Problem(p, _as_given) for p in problems]
+    tallies = pl.concat(
+        [
+            c.frame.select(
+                pl.col("count").cast(pl.UInt64),
+                (pl.col("message") if c.explain is _as_given else pl.lit(None, pl.String)).alias("message"),
+                pl.lit(i, pl.UInt32).alias(_CHECK),
+            )
+            for i, c in enumerate(checks)
+        ]
     )
+    fired = tallies.filter(pl.col("count") > 0).select(pl.struct(pl.all()).implode().alias(_FIRED))
+
+    def verdict(frame: pl.DataFrame) -> pl.DataFrame:
+        found = frame.get_column(_FIRED).explode().drop_nulls().to_list()
+        found.sort(key=lambda r: (checks[r[_CHECK]].warn, r[_CHECK]))
+        for report in found:
+            check = checks[report[_CHECK]]
+            text = report["message"] if check.explain is _as_given else check.explain(report["count"])
+            if text and check.warn:
+                warnings.warn(text, UserWarning, stacklevel=2)
+            elif text:
+                raise ValueError(text)
+        return empty
+
+    schema = result.collect_schema()
+    empty = pl.DataFrame(schema=schema)
+    # a frame-level function: polars re-raises its error as it is (an expression's error gets
+    # the expression appended to its message)
+    gate = fired.map_batches(verdict, schema=schema, streamable=False)
+    return pl.concat([result, gate], how="vertical")
+
+
+def _as_given(count: int) -> str:
+    """Marks a check whose frame carries its own message."""
+    return ""

@@ -40,10 +40,11 @@ def per_query_wide(
     complete: bool,
     depth: int | None,
     duplicates: Duplicates,
+    strict: bool = False,
 ) -> pl.LazyFrame:
     """``[*by, query_id, <one Float64 column per measure>]``, sorted by the keys."""
     _check_names(cols.query_keys, [m.name for m in measures])
-    options = {"complete": complete, "depth": depth, "duplicates": duplicates}
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
     if any(m.spec.reads_unjudged for m in measures):
         judged, problems = judged_frame(run, qrels, cols, **options)
     else:
@@ -67,6 +68,7 @@ def evaluate(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
+    strict: bool = False,
     shape: Shape = "long",
 ) -> pl.LazyFrame:
     """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure)."""
@@ -74,7 +76,7 @@ def evaluate(
         raise ValueError(f"shape must be 'long' or 'wide', got {shape!r}")
     ms = resolve(measures, "ranking")
     wide = per_query_wide(
-        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates
+        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
     )
     if shape == "wide":
         return wide
@@ -91,12 +93,13 @@ def summarize(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
+    strict: bool = False,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]``: the mean over evaluated queries, counts summed."""
     ms = resolve(measures, "ranking")
     _check_names(cols.by, ["metric", "value", "num_q"])
     wide = per_query_wide(
-        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates
+        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
     )
     aggs = [
         (pl.col(m.name).sum() if m.spec.aggregate == "sum" else pl.col(m.name).mean()).cast(

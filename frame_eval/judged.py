@@ -104,23 +104,34 @@ def _prepare(
     return run, qrels, doc_dtype
 
 
+# columns that usually tell runs apart: a repeated (query, document) with one of these
+# most likely means a forgotten by=, not a repeated document
+_RUN_LABELS = ("system", "run_id", "run", "runid", "run_name", "model", "method", "tag", "config")
+
+
 def _problems(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
     cols: RunColumns,
     duplicates: Duplicates,
     run_repeats: pl.LazyFrame | None = None,
-) -> list[pl.LazyFrame | _checks.Suspicion]:
-    problems: list[pl.LazyFrame | _checks.Suspicion] = []
-    problems += _checks.null_problems(run, [*cols.query_keys, cols.doc_id, cols.score], "run")
+    run_counted: pl.LazyFrame | None = None,
+) -> list[pl.LazyFrame | _checks.Problem]:
+    problems: list[pl.LazyFrame | _checks.Problem] = []
+    problems += _checks.null_problems(
+        run, [*cols.query_keys, cols.doc_id, cols.score], "run", counted=run_counted
+    )
     problems += _checks.null_problems(qrels, [cols.query_id, cols.doc_id, cols.relevance], "qrels")
     if duplicates == "error":
-        problems.append(
-            _checks.duplicate_problem(
-                run, [*cols.query_keys, cols.doc_id], "run",
-                "keep one row per document, or pass duplicates='max' to keep its highest score",
-                run_repeats,
+        labels = [c for c in run.collect_schema().names() if c.lower() in _RUN_LABELS and c not in cols.by]
+        fix = "keep one row per document, or pass duplicates='max' to keep its highest score"
+        if labels:
+            fix = (
+                f"if column {labels[0]!r} tells runs apart, pass by={labels[0]!r} to evaluate each "
+                f"separately; otherwise {fix}"
             )
+        problems.append(
+            _checks.duplicate_problem(run, [*cols.query_keys, cols.doc_id], "run", fix, run_repeats)
         )
         problems.append(
             _checks.duplicate_problem(
@@ -160,7 +171,7 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
 
 
 def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> tuple[
-    pl.LazyFrame, pl.LazyFrame, pl.LazyFrame
+    pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame
 ]:
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
@@ -178,7 +189,8 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
 
     Every query of a window that fails either check is ranked again by the pair.
 
-    Returns ``(ranked, groups, exact)``: the run as ``[*keys, doc_id, rank]`` ranked by
+    Returns ``(scored, ranked, groups, exact)``: the run's key, document and score columns
+    as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]`` ranked by
     score, ``[*keys, num_ret, repeats]`` for every query of the run (``repeats``: rows
     less distinct doc_id hashes, 0 unless a document repeats or two hashes collide),
     and ``[*keys, doc_id, exact]`` with the (score, doc_id) rank of every document of
@@ -200,7 +212,12 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     exact = ranked.join(suspect, on=_GROUP, how="semi").select(
         *keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT)
     )
-    return ranked.select(*keys, cols.doc_id, cols.rank), groups.select(*keys, "num_ret", _REPEATS), exact
+    return (
+        ranked,
+        ranked.select(*keys, cols.doc_id, cols.rank),
+        groups.select(*keys, "num_ret", _REPEATS),
+        exact,
+    )
 
 
 @dataclass(frozen=True)
@@ -213,8 +230,39 @@ class _Plan:
     depth: int | None
     groups: pl.LazyFrame  # [*keys, num_ret]: every (by, query) evaluated
     qrels: pl.LazyFrame  # [*keys, doc_id, relevance]: the judgements of every group
-    problems: list[pl.LazyFrame | _checks.Suspicion]
+    problems: list[pl.LazyFrame | _checks.Problem]
     doc_dtype: pl.DataType
+
+
+_RANK_LIMIT = 2**32 - 1  # ranks are UInt32: a cutoff or depth beyond it limits nothing
+
+
+def _overlap_problem(
+    run_queries: pl.LazyFrame, judged_queries: pl.LazyFrame, query_id: str, strict: bool
+) -> _checks.Problem:
+    """Fires when fewer than half of the run's queries have judgements (none at all included):
+    a warning, or with ``strict`` an error, naming both counts and an example of each side."""
+    run_ids = run_queries.select(query_id).unique()
+    shared = run_ids.join(judged_queries, on=query_id, how="semi").select(pl.len().alias("shared"))
+    tally = pl.concat([run_ids.select(pl.len().alias("run")), shared], how="horizontal").select(
+        count=(pl.col("shared") * 2 < pl.col("run")).cast(pl.UInt64)
+    )
+
+    def explain(count: int) -> str:
+        run_side = run_ids.sort(query_id).collect().get_column(query_id)
+        qrels_side = judged_queries.sort(query_id).collect().get_column(query_id)
+        common = run_side.is_in(qrels_side.implode()).sum()
+        only_run = run_side.filter(~run_side.is_in(qrels_side.implode()))
+        example_run = repr(only_run[0]) if only_run.len() else "none"
+        example_qrels = repr(qrels_side[0]) if qrels_side.len() else "none (the qrels are empty)"
+        return (
+            f"only {common} of the run's {run_side.len()} queries have judgements in the qrels "
+            f"({qrels_side.len()} queries); queries without judgements are not evaluated. "
+            f"Run query ids look like {example_run}, qrels ids like {example_qrels}: check that both "
+            f"name queries the same way (strict=True makes this an error)"
+        )
+
+    return _checks.Problem(tally, explain, warn=not strict)
 
 
 def _plan(
@@ -224,12 +272,22 @@ def _plan(
     complete: bool,
     depth: int | None,
     duplicates: Duplicates,
+    *,
+    strict: bool = False,
+    whole_run: bool = False,
 ) -> _Plan:
+    """The shared pieces; ``whole_run`` keeps every run column (for the judged frame)."""
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
     if duplicates not in ("error", "max"):
         raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
+    if depth is not None and depth >= _RANK_LIMIT:
+        depth = None
     run, qrels, doc_dtype = _prepare(run, qrels, cols)
+    # every input is read once per collect: what is read twice comes from a cache
+    qrels = qrels.cache()
+    if whole_run or duplicates == "max":
+        run = run.cache()
     checked_run, checked_qrels = run, qrels
     keys = cols.query_keys
     if duplicates == "max":
@@ -240,15 +298,21 @@ def _plan(
             [cols.query_id, cols.doc_id], keep="first"
         )
     judged_queries = qrels.select(cols.query_id).unique()
-    ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
+    scored, ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
     # rows minus distinct document hashes, per query: the run's duplicate check for free
     repeats = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
     counts = counts.select(*keys, "num_ret")
-    problems = _problems(checked_run, checked_qrels, cols, duplicates, repeats)
+    # nulls are counted on the columns the ranking reads anyway (after duplicates='max'
+    # they may be gone: then the run itself is counted)
+    counted = scored if duplicates == "error" else None
+    problems = _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
+    problems.append(_overlap_problem(counts, judged_queries, cols.query_id, strict))
     if depth is not None:
         counts = counts.with_columns(pl.col("num_ret").clip(upper_bound=depth))
     if complete:
-        every = run.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
+        every = (
+            counts.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
+        )
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col("num_ret").fill_null(0))
     else:
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
@@ -256,7 +320,7 @@ def _plan(
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
 
 
-Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Suspicion]]
+Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Problem]]
 
 
 def judged_frame(
@@ -267,9 +331,10 @@ def judged_frame(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
+    strict: bool = False,
 ) -> Checked:
     """The judged frame and its data checks (see :func:`judge_lazy`)."""
-    plan = _plan(run, qrels, cols, complete, depth, duplicates)
+    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, whole_run=True)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
     ranked = plan.run.join(plan.groups.select(keys), on=keys, how="semi").with_columns(
@@ -293,6 +358,7 @@ def judge_lazy(
     complete: bool = False,
     depth: int | None = None,
     duplicates: Duplicates = "error",
+    strict: bool = False,
 ) -> pl.LazyFrame:
     """The judged frame, lazily; see the module docstring for the rules.
 
@@ -300,7 +366,7 @@ def judge_lazy(
     sorted by the query keys and rank, missed documents last. Bad data raises on collect.
     """
     frame, problems = judged_frame(
-        run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates
+        run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
     )
     return _checks.attach(frame, problems)
 
@@ -314,6 +380,7 @@ def evaluation_frame(
     depth: int | None = None,
     duplicates: Duplicates = "error",
     lowest_read: float | None = None,
+    strict: bool = False,
 ) -> Checked:
     """A compact stand-in for the judged frame, ``[*keys, rank, relevance]``, for measures
     that read only judged documents and the depth of the ranking.
@@ -327,7 +394,7 @@ def evaluation_frame(
     stay those of all the qrels. Returns the frame and its data checks, to attach to
     whatever small result is computed from it.
     """
-    plan = _plan(run, qrels, cols, complete, depth, duplicates)
+    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
     group_qrels = plan.qrels

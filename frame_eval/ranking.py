@@ -130,9 +130,10 @@ def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: f
     highest = relevance.max().fill_null(0)
     g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
+    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
     scoring = _within(rank, k) & (g > 0)
-    scored_ranks = rank.filter(scoring)
-    dcg = ordered_sum(g.filter(scoring) / _discount(scored_ranks, base), scored_ranks)
+    terms = g / _discount(rank.fill_null(0), base)
+    dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None:

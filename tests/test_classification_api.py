@@ -312,7 +312,7 @@ def test_null_labels_name_the_column_at_collect_time() -> None:
     bad = PREDS.with_columns(
         pl.when(pl.col("prob") == 0.3).then(None).otherwise(pl.col("label")).alias("label")
     )
-    with pytest.raises(ValueError, match=r"1 null values in predictions column 'label' \(first at row 2\)"):
+    with pytest.raises(ValueError, match=r"1 null values in predictions column 'label' \(first at row 2,"):
         bad.ireval.rates("label", "pred")
     lazy = bad.lazy().ireval.confusion("label", "pred", by="model")  # no error yet: nothing collected
     with pytest.raises(ValueError, match="null values in predictions column 'label'"):

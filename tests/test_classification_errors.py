@@ -60,7 +60,10 @@ def _with(column: str, row: int, value: Any) -> pl.DataFrame:
 def test_null_label_names_the_column_and_row(method: str, options: dict[str, Any]) -> None:
     bad = _with("label", 4, None)
     before = bad.clone()
-    message = r"1 null values in predictions column 'label' \(first at row 4\); drop or fill them"
+    message = (
+        r"1 null values in predictions column 'label' \(first at row 4, counting from 0\); "
+        r"drop or fill them"
+    )
     with pytest.raises(ValueError, match=message):
         _call(bad, method, options)
     lazy = _call(bad.lazy(), method, options)  # nothing is read yet
@@ -72,15 +75,15 @@ def test_null_label_names_the_column_and_row(method: str, options: dict[str, Any
 
 @pytest.mark.parametrize(("method", "options"), LABEL_METHODS, ids=_ids(LABEL_METHODS))
 def test_null_predicted_label_names_that_column(method: str, options: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match=r"null values in predictions column 'pred' \(first at row 2\)"):
+    with pytest.raises(ValueError, match=r"null values in predictions column 'pred' \(first at row 2,"):
         _call(_with("pred", 2, None), method, options)
 
 
 @pytest.mark.parametrize(("method", "options"), SCORE_METHODS, ids=_ids(SCORE_METHODS))
 def test_null_or_nan_score_names_the_column(method: str, options: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match=r"null values in predictions column 'prob' \(first at row 1\)"):
+    with pytest.raises(ValueError, match=r"null values in predictions column 'prob' \(first at row 1,"):
         _call(_with("prob", 1, None), method, options)
-    with pytest.raises(ValueError, match=r"NaN values in predictions column 'prob' \(first at row 3\)"):
+    with pytest.raises(ValueError, match=r"NaN values in predictions column 'prob' \(first at row 3,"):
         _call(_with("prob", 3, float("nan")).lazy(), method, options).collect()
 
 
@@ -133,7 +136,7 @@ def test_pandas_missing_labels_are_reported_on_the_column() -> None:
     nullable = pd.DataFrame({"label": pd.array([1, None, 0], dtype="Int64"), "pred": [1, 0, 0]})
     for frame in (objects, nullable):
         before = frame.copy()
-        with pytest.raises(ValueError, match=r"null values in predictions column 'label' \(first at row 1\)"):
+        with pytest.raises(ValueError, match=r"null values in predictions column 'label' \(first at row 1,"):
             frame.ireval.confusion("label", "pred")
         pd.testing.assert_frame_equal(frame, before)
     # a plain integer column with a gap becomes float64 in pandas: the message says why

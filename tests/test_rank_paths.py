@@ -42,7 +42,7 @@ def assert_matches_pytrec(run: pl.DataFrame, qrels: pl.DataFrame) -> None:
 def exact_rows(run: pl.DataFrame) -> pl.DataFrame:
     """The rows _score_ranks recomputes exactly, for a run of string or integer ids."""
     cols = judged.RunColumns()
-    _, _, exact = judged._score_ranks(run.lazy(), cols, run.schema["doc_id"])
+    *_, exact = judged._score_ranks(run.lazy(), cols, run.schema["doc_id"])
     return exact.collect()
 
 

@@ -36,17 +36,18 @@ def test_wrong_value_dtypes() -> None:
 
 def test_duplicates_raise_with_example_or_keep_max() -> None:
     dup = pl.concat([RUN, RUN.head(1).with_columns(pl.lit(5.0).alias("score"))])
-    with pytest.raises(ValueError, match=r"1 duplicated \(query_id, doc_id\) rows in the run, e.g. "
-                       r"query_id=q1, doc_id=a occurs 2 times; .*duplicates=.max."):
+    with pytest.raises(ValueError, match=r"1 \(query_id, doc_id\) combinations occur more than once in the "
+                       r"run; the first repeated row is row 0 \(counting from 0\): query_id='q1', "
+                       r"doc_id='a', 2 times; .*duplicates=.max."):
         dup.ireval.evaluate(QRELS, ["AP"])
     # lazily: the error comes at collect time, and not before
     lazy = dup.lazy().ireval.evaluate(QRELS, ["AP"])
-    with pytest.raises(ValueError, match="duplicated"):
+    with pytest.raises(ValueError, match="more than once"):
         lazy.collect()
     kept = dup.ireval.judge(QRELS, duplicates="max")
     assert kept.select("doc_id", "rank", "score").rows() == [("a", 1, 5.0), ("b", 2, 2.0)]
     dup_qrels = pl.concat([QRELS, QRELS.with_columns(pl.lit(3, dtype=pl.Int64).alias("relevance"))])
-    with pytest.raises(ValueError, match=r"duplicated \(query_id, doc_id\) rows in the qrels"):
+    with pytest.raises(ValueError, match=r"combinations occur more than once in the qrels"):
         RUN.ireval.evaluate(dup_qrels, ["AP"])
     assert RUN.ireval.judge(dup_qrels, duplicates="max")["relevance"].to_list() == [None, 3]
 
@@ -54,10 +55,10 @@ def test_duplicates_raise_with_example_or_keep_max() -> None:
 @pytest.mark.parametrize(
     ("frame", "column", "bad", "message"),
     [
-        ("run", "score", None, r"1 null values in run column 'score' \(first at row 1\)"),
-        ("run", "score", float("nan"), r"1 NaN values in run column 'score' \(first at row 1\)"),
+        ("run", "score", None, r"1 null values in run column 'score' \(first at row 1,"),
+        ("run", "score", float("nan"), r"1 NaN values in run column 'score' \(first at row 1,"),
         ("run", "doc_id", None, r"1 null values in run column 'doc_id'"),
-        ("qrels", "relevance", None, r"1 null values in qrels column 'relevance' \(first at row 0\)"),
+        ("qrels", "relevance", None, r"1 null values in qrels column 'relevance' \(first at row 0,"),
     ],
 )
 def test_nulls_and_nan_raise(frame: str, column: str, bad: object, message: str) -> None:
