@@ -68,6 +68,10 @@ def common_id_dtype(column: str, left: pl.DataType, right: pl.DataType, names: S
                 f"cast it, e.g. pl.col({column!r}).cast(pl.String)"
             )
     if left.is_integer() and right.is_integer():
+        if left.is_unsigned_integer() and right.is_unsigned_integer():
+            return pl.UInt64
+        if pl.UInt64 in (left, right):  # UInt64 and a signed type: both fit in 128 bits
+            return pl.Int128
         return pl.Int64
     if not left.is_integer() and not right.is_integer():
         return pl.String

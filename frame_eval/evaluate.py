@@ -2,25 +2,39 @@
 
 Everything here takes and returns :class:`polars.LazyFrame`; the namespaces
 collect when their input was eager and convert for pandas.
+
+Labels. Results are labelled with each measure's canonical name (``MAP`` and
+``map`` are both reported as ``AP``, and asking for several names of one
+measure gives it once); ``labels="as_given"`` keeps each name as written
+(one column or ``metric`` value per name given, in that order).
+``names="safe"`` spells labels with letters, digits and underscores only
+(``nDCG@10`` -> ``nDCG_at_10``), for SQL engines and formats that need it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
 from frame_eval import _checks
 from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking measures)
+from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
-from frame_eval.registry import Measure, resolve
+from frame_eval.registry import Measure, resolve_each
 
 Shape = Literal["long", "wide"]
-MeasureArg = str | Measure | Iterable[str | Measure]
+Labels = Literal["canonical", "as_given"]
+Names = Literal["canonical", "safe"]
+MeasureArg = str | Measure | Iterable[str | Measure | Any]
 
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
+# the rank column evaluate() builds internally: a name no input column can have
+RANK = "__frame_eval_rank"
+_MEASURE = "__frame_eval_measure"
 
 
 def _check_names(keys: Sequence[str], reserved: Sequence[str]) -> None:
@@ -31,10 +45,63 @@ def _check_names(keys: Sequence[str], reserved: Sequence[str]) -> None:
         )
 
 
+def _choice(name: str, value: Any, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def safe_name(label: str) -> str:
+    """``label`` in letters, digits and underscores: ``nDCG@10`` -> ``nDCG_at_10``.
+
+    >>> safe_name("AP(rel=2)@100"), safe_name("IPrec@0.1"), safe_name("F0.5")
+    ('AP_rel_2_at_100', 'IPrec_at_0_1', 'F0_5')
+    """
+    text = label.replace("@", "_at_")
+    text = re.sub(r"[^0-9A-Za-z_]+", "_", text)
+    return re.sub(r"_+", "_", text).strip("_")
+
+
+def labelled(
+    measures: MeasureArg, kind: Literal["ranking", "classification"] = "ranking", *,
+    labels: Labels = "canonical", names: Names = "canonical",
+) -> list[tuple[Measure, str]]:
+    """The measures to compute, each with the label it is reported under, in the order given.
+
+    Canonical labels collapse repeats (``["MAP", "AP"]`` gives ``AP`` once); ``as_given``
+    keeps one label per name written (a name that stands for several measures, such as
+    ``P.5,10``, gives each its canonical label). Two different measures may not end up
+    with one label.
+    """
+    _choice("labels", labels, ("canonical", "as_given"))
+    _choice("names", names, ("canonical", "safe"))
+    pairs: list[tuple[Measure, str]] = []
+    owner: dict[str, Measure] = {}
+    for item, found in resolve_each(measures, kind):
+        for m in found:
+            label = item.strip() if labels == "as_given" and isinstance(item, str) and len(found) == 1 else m.name
+            if names == "safe":
+                label = safe_name(label)
+            if label in owner:
+                if owner[label] != m:
+                    raise ValueError(f"two measures, {owner[label].name} and {m.name}, would both be "
+                                     f"labelled {label!r}; ask for one of them, or pass names='canonical'")
+                continue
+            owner[label] = m
+            pairs.append((m, label))
+    return pairs
+
+
+def _unique(pairs: Sequence[tuple[Measure, str]]) -> list[Measure]:
+    seen: dict[str, Measure] = {}
+    for m, _ in pairs:
+        seen.setdefault(m.name, m)
+    return list(seen.values())
+
+
 def per_query_wide(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
-    measures: Sequence[Measure],
+    pairs: Sequence[tuple[Measure, str]],
     cols: RunColumns,
     *,
     complete: bool,
@@ -42,8 +109,9 @@ def per_query_wide(
     duplicates: Duplicates,
     strict: bool = False,
 ) -> pl.LazyFrame:
-    """``[*by, query_id, <one Float64 column per measure>]``, sorted by the keys."""
-    _check_names(cols.query_keys, [m.name for m in measures])
+    """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys."""
+    measures = _unique(pairs)
+    _check_names(cols.query_keys, [label for _, label in pairs])
     options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
     if any(m.spec.reads_unjudged for m in measures):
         judged, problems = judged_frame(run, qrels, cols, **options)
@@ -53,9 +121,12 @@ def per_query_wide(
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
     exprs = [
-        m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64) for m in measures
+        m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64).alias(f"{_MEASURE}{i}")
+        for i, m in enumerate(measures)
     ]
+    index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
     per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
+    per_query = per_query.select(*cols.query_keys, *[pl.col(index[m.name]).alias(label) for m, label in pairs])
     return _checks.attach(per_query, problems)
 
 
@@ -70,18 +141,19 @@ def evaluate(
     duplicates: Duplicates = "error",
     strict: bool = False,
     shape: Shape = "long",
+    labels: Labels = "canonical",
+    names: Names = "canonical",
 ) -> pl.LazyFrame:
     """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure)."""
-    if shape not in ("long", "wide"):
-        raise ValueError(f"shape must be 'long' or 'wide', got {shape!r}")
-    ms = resolve(measures, "ranking")
+    _choice("shape", shape, ("long", "wide"))
+    pairs = labelled(measures, labels=labels, names=names)
     wide = per_query_wide(
-        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
+        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
     )
     if shape == "wide":
         return wide
     _check_names(cols.query_keys, ["metric", "value"])
-    return to_long(wide, cols.query_keys, [m.name for m in ms])
+    return to_long(wide, cols.query_keys, [label for _, label in pairs])
 
 
 def summarize(
@@ -94,23 +166,34 @@ def summarize(
     depth: int | None = None,
     duplicates: Duplicates = "error",
     strict: bool = False,
+    shape: Shape = "long",
+    labels: Labels = "canonical",
+    names: Names = "canonical",
 ) -> pl.LazyFrame:
-    """``[*by, metric, value, num_q]``: the mean over evaluated queries, counts summed."""
-    ms = resolve(measures, "ranking")
-    _check_names(cols.by, ["metric", "value", "num_q"])
+    """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
+
+    The mean over evaluated queries (counts summed), added query after query in the
+    text order of the query ids, as trec_eval accumulates, then divided once by the
+    number of queries: the same bits whatever the row order, thread count or engine.
+    """
+    _choice("shape", shape, ("long", "wide"))
+    pairs = labelled(measures, labels=labels, names=names)
+    _check_names(cols.by, ["metric", "value", "num_q"] if shape == "long" else ["num_q"])
     wide = per_query_wide(
-        run, qrels, ms, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
+        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
     )
-    aggs = [
-        (pl.col(m.name).sum() if m.spec.aggregate == "sum" else pl.col(m.name).mean()).cast(
-            pl.Float64
-        )
-        for m in ms
-    ]
+    order = pl.col(cols.query_id).cast(pl.String)
+    aggs = []
+    for m, label in pairs:
+        total = ordered_sum(pl.col(label), order)
+        mean = pl.when(pl.len() > 0).then(total / pl.len())  # no queries: no mean (null)
+        aggs.append((total if m.spec.aggregate == "sum" else mean).alias(label))
     num_q = pl.len().cast(pl.Int64).alias("num_q")
     if cols.by:
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
     else:
         totals = wide.select(*aggs, num_q)
-    long = to_long(totals, cols.by, [m.name for m in ms], carry=["num_q"])
+    if shape == "wide":
+        return totals
+    long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
     return long.select(*cols.by, "metric", "value", "num_q")

@@ -32,6 +32,7 @@ import polars as pl
 from frame_eval import _checks
 
 Duplicates = Literal["error", "max"]
+INTERNAL = "__frame_eval"  # the prefix of every column frame_eval adds inside a query
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,26 @@ class RunColumns:
     relevance: str = "relevance"
     rank: str = "rank"
     by: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = {"query_id": self.query_id, "doc_id": self.doc_id, "score": self.score,
+                 "relevance": self.relevance, "rank": self.rank}
+        for role, name in names.items():
+            if not isinstance(name, str):
+                raise TypeError(f"{role}= takes a column name (a string), got {name!r}")
+        for key in self.by:
+            if not isinstance(key, str):
+                raise TypeError(f"by= takes column names (strings), got {key!r}")
+            if key.startswith(INTERNAL):
+                raise ValueError(f"by= column {key!r} uses the prefix {INTERNAL!r} that frame_eval keeps "
+                                 f"for its own columns; rename it")
+            for role, name in names.items():
+                if key == name:
+                    raise ValueError(f"by= names {key!r}, which is already the {role} column; "
+                                     f"by= is for the columns that tell runs apart, such as a system name")
+        repeated = sorted({k for k in self.by if self.by.count(k) > 1})
+        if repeated:
+            raise ValueError(f"by= names {repeated[0]!r} more than once")
 
     @property
     def query_keys(self) -> list[str]:
@@ -60,8 +81,11 @@ def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
 
 def _prepare(
     run: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.DataType]:
-    """Check schemas and cast ids to one dtype per column; returns (run, qrels, doc dtype)."""
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.DataType, list[_checks.Problem]]:
+    """Check schemas and cast ids to one dtype per column.
+
+    Returns (run, qrels, doc dtype, checks of values the casts cannot carry)."""
+    problems: list[_checks.Problem] = []
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     _checks.require_columns(
         run_schema, [*cols.by, cols.query_id, cols.doc_id, cols.score], "run",
@@ -92,7 +116,14 @@ def _prepare(
             casts_qrels.append(pl.col(name).cast(target))
     if run_schema[cols.score] != pl.Float64:
         casts_run.append(pl.col(cols.score).cast(pl.Float64))
-    if qrels_schema[cols.relevance] != pl.Int64:
+    if qrels_schema[cols.relevance] == pl.UInt64:  # judgements beyond Int64 are errors, not nulls
+        too_large = pl.col(cols.relevance) > _INT64_MAX
+        problems.append(_checks.value_problem(
+            qrels, too_large, f"judgements above {_INT64_MAX} in qrels column {cols.relevance!r}",
+            "judgements are small integers: check the column", value=cols.relevance,
+        ))
+        casts_qrels.append(pl.when(~too_large).then(pl.col(cols.relevance)).cast(pl.Int64))
+    elif qrels_schema[cols.relevance] != pl.Int64:
         casts_qrels.append(pl.col(cols.relevance).cast(pl.Int64))
     if cols.rank in run_schema:
         run = run.drop(cols.rank)
@@ -101,7 +132,7 @@ def _prepare(
     qrels = qrels.select(cols.query_id, cols.doc_id, cols.relevance)
     if casts_qrels:
         qrels = qrels.with_columns(casts_qrels)
-    return run, qrels, doc_dtype
+    return run, qrels, doc_dtype, problems
 
 
 # columns that usually tell runs apart: a repeated (query, document) with one of these
@@ -159,6 +190,7 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
 
 
 _GROUP = "__frame_eval_group"
+_NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
 _EXACT = "__frame_eval_exact_rank"
 _REPEATS = "__frame_eval_repeats"
@@ -203,7 +235,7 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     ).cache()  # read three times below: rank once
     n = pl.len().cast(pl.UInt64)
     groups = ranked.group_by(keys).agg(
-        pl.len().cast(pl.UInt32).alias("num_ret"),
+        pl.len().cast(pl.UInt32).alias(_NUM_RET),
         pl.col(_GROUP).first(),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
         (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
@@ -215,7 +247,7 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     return (
         ranked,
         ranked.select(*keys, cols.doc_id, cols.rank),
-        groups.select(*keys, "num_ret", _REPEATS),
+        groups.select(*keys, _NUM_RET, _REPEATS),
         exact,
     )
 
@@ -234,6 +266,7 @@ class _Plan:
     doc_dtype: pl.DataType
 
 
+_INT64_MAX = 2**63 - 1
 _RANK_LIMIT = 2**32 - 1  # ranks are UInt32: a cutoff or depth beyond it limits nothing
 
 
@@ -283,7 +316,7 @@ def _plan(
         raise ValueError(f"duplicates must be 'error' or 'max', got {duplicates!r}")
     if depth is not None and depth >= _RANK_LIMIT:
         depth = None
-    run, qrels, doc_dtype = _prepare(run, qrels, cols)
+    run, qrels, doc_dtype, cast_problems = _prepare(run, qrels, cols)
     # every input is read once per collect: what is read twice comes from a cache
     qrels = qrels.cache()
     if whole_run or duplicates == "max":
@@ -301,19 +334,19 @@ def _plan(
     scored, ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
     # rows minus distinct document hashes, per query: the run's duplicate check for free
     repeats = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
-    counts = counts.select(*keys, "num_ret")
+    counts = counts.select(*keys, _NUM_RET)
     # nulls are counted on the columns the ranking reads anyway (after duplicates='max'
     # they may be gone: then the run itself is counted)
     counted = scored if duplicates == "error" else None
-    problems = _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
+    problems = cast_problems + _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
     problems.append(_overlap_problem(counts, judged_queries, cols.query_id, strict))
     if depth is not None:
-        counts = counts.with_columns(pl.col("num_ret").clip(upper_bound=depth))
+        counts = counts.with_columns(pl.col(_NUM_RET).clip(upper_bound=depth))
     if complete:
         every = (
             counts.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
         )
-        groups = every.join(counts, on=keys, how="left").with_columns(pl.col("num_ret").fill_null(0))
+        groups = every.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     else:
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
@@ -410,7 +443,7 @@ def evaluation_frame(
     )
     deepest = plan.groups.select(
         *keys,
-        pl.when(pl.col("num_ret") > 0).then(pl.col("num_ret")).alias(cols.rank),
+        pl.when(pl.col(_NUM_RET) > 0).then(pl.col(_NUM_RET)).alias(cols.rank),
         pl.lit(None, dtype=pl.Int64).alias(cols.relevance),
     )
     return pl.concat([judged, deepest], how="vertical_relaxed"), plan.problems

@@ -65,6 +65,7 @@ class IREvalNamespace(Generic[FrameT]):
         complete: bool = False,
         depth: int | None = None,
         duplicates: Duplicates = "error",
+        strict: bool = False,
     ) -> FrameT:
         """Join this run with its judgements: one row per ranked or missed judged document.
 
@@ -91,6 +92,13 @@ class IREvalNamespace(Generic[FrameT]):
         duplicates
             ``"error"`` (default) on a repeated (query, document) row, or
             ``"max"`` to keep the highest score (run) and judgement (qrels).
+        strict
+            When fewer than half of the run's queries have judgements (ids spelled
+            differently on the two sides, say), raise instead of warning.
+
+        Bad data (nulls, NaN, repeated rows) raises a ``ValueError`` naming the column
+        and the first offending row, counted from 0 in the frame as given; for a
+        LazyFrame, when the result is collected.
 
         Examples
         --------
@@ -104,7 +112,7 @@ class IREvalNamespace(Generic[FrameT]):
         cols = RunColumns(query_id, doc_id, score, relevance, rank, as_by(by))
         result = judge_lazy(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), cols,
-            complete=complete, depth=depth, duplicates=duplicates,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict,
         )
         return self._finish(result)
 
@@ -121,7 +129,10 @@ class IREvalNamespace(Generic[FrameT]):
         complete: bool = False,
         depth: int | None = None,
         duplicates: Duplicates = "error",
+        strict: bool = False,
         shape: _core.Shape = "long",
+        labels: _core.Labels = "canonical",
+        names: _core.Names = "canonical",
     ) -> FrameT:
         """Score every evaluated query of this run on each measure.
 
@@ -131,8 +142,17 @@ class IREvalNamespace(Generic[FrameT]):
         Rows are sorted by the keys; measures keep the order given.
 
         ``measures`` are names (``"AP"``, ``"nDCG@10"``, ``"P(rel=2)@5"``,
-        trec_eval's ``"map"``, ``"ndcg_cut.10"``...) or
-        :class:`~frame_eval.Measure` values. Other parameters as in :meth:`judge`.
+        trec_eval's ``"map"``, ``"ndcg_cut.10"``...), :class:`~frame_eval.Measure`
+        values or ir_measures measure objects (``nDCG@10``). Other parameters as in
+        :meth:`judge`, and:
+
+        labels
+            ``"canonical"`` (default): each measure is labelled with its canonical
+            name, so ``"MAP"`` and ``"map"`` are reported as ``AP`` (once);
+            ``"as_given"``: one label per name, as written.
+        names
+            ``"safe"`` spells labels with letters, digits and underscores only
+            (``nDCG@10`` becomes ``nDCG_at_10``), for SQL engines.
 
         Examples
         --------
@@ -143,10 +163,11 @@ class IREvalNamespace(Generic[FrameT]):
         >>> run.ireval.evaluate(qrels, ["P@2", "RR"]).rows()
         [('q1', 'P@2', 0.5), ('q1', 'RR', 1.0)]
         """
-        cols = RunColumns(query_id, doc_id, score, relevance, "rank", as_by(by))
+        cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
         result = _core.evaluate(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates, shape=shape,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
+            labels=labels, names=names,
         )
         return self._finish(result)
 
@@ -163,13 +184,20 @@ class IREvalNamespace(Generic[FrameT]):
         complete: bool = False,
         depth: int | None = None,
         duplicates: Duplicates = "error",
+        strict: bool = False,
+        shape: _core.Shape = "long",
+        labels: _core.Labels = "canonical",
+        names: _core.Names = "canonical",
     ) -> FrameT:
         """Average each measure over the evaluated queries (trec_eval's ``all`` lines).
 
         Returns ``[*by, metric, value, num_q]``: the mean over queries (MAP,
         mean nDCG...), except count measures (``NumRet``, ``NumRel``,
         ``NumRelRet``, ``NumQ``), which are summed. ``num_q`` is the number of
-        queries averaged. Parameters as in :meth:`evaluate`.
+        queries averaged. ``shape="wide"`` gives ``[*by, <one column per measure>, num_q]``.
+        Values are added query after query in the text order of the query ids (as
+        trec_eval does) and divided once: the same bits on every call. Other parameters
+        as in :meth:`evaluate`.
 
         Examples
         --------
@@ -181,10 +209,11 @@ class IREvalNamespace(Generic[FrameT]):
         >>> runs.ireval.summarize(qrels, ["AP"], by="system").rows()
         [('a', 'AP', 0.5, 2), ('b', 'AP', 0.5, 2)]
         """
-        cols = RunColumns(query_id, doc_id, score, relevance, "rank", as_by(by))
+        cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
         result = _core.summarize(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
+            labels=labels, names=names,
         )
         return self._finish(result)
 

@@ -44,6 +44,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
 from frame_eval._float import divide, log2, ordered_sum
 from frame_eval.registry import MeasureSpec, Param, measure, register, register_shorthand
@@ -65,14 +66,53 @@ __all__ = [
 
 RANK = "rank"
 RELEVANCE = "relevance"
+INTERNAL_PREFIX = "__frame_eval"
 
-_REL = Param("rel", int, 1, doc="a judgement >= rel is relevant (trec_eval -l)")
+def _check_rel(value: int) -> str | None:
+    if value < 0:
+        return (
+            "is negative; frame_eval counts a judgement >= rel as relevant and never counts unjudged "
+            "documents, while trec_eval -l below 0 would count unjudged documents relevant: use rel >= 0"
+        )
+    return None
+
+
+def _check_base(value: float) -> str | None:
+    if not (math.isfinite(value) and value > 0 and value != 1):
+        return "must be a finite number above 0 other than 1 (the base of a logarithm)"
+    return None
+
+
+_REL = Param("rel", int, 1, doc="a judgement >= rel is relevant (trec_eval -l)", check=_check_rel)
 _GAIN = Param("gain", str, "linear", ("linear", "exp"), "gain of a judgement g: g or 2**g - 1")
-_BASE = Param("base", float, 2.0, doc="logarithm base of the rank discount")
+_BASE = Param("base", float, 2.0, doc="logarithm base of the rank discount", check=_check_base)
+_RANKS = 2**32 - 1  # ranks are UInt32: a larger cutoff keeps every rank
+
+
+GUARD = "guard"  # a ``columns`` key: check that the judged frame's columns exist (public functions)
+
+
+def _judged_column(name: str, role: str) -> pl.Expr:
+    """``pl.col(name)``, or a clear error when the frame has no such column (a raw run, say)."""
+
+    def check(values: pl.Series, **_: object) -> pl.Series:
+        if name not in values.struct.fields:
+            raise ValueError(
+                f"the frame has no {role} column {name!r}: ranking expressions read the judged frame; "
+                f"call run.ireval.judge(qrels) first (or pass {role}= with your column name)"
+            )
+        return values.struct.field(name).cast(pl.Int64)
+
+    probe = pl.int_range(pl.len()).alias(f"{INTERNAL_PREFIX}_probe")  # the struct is never empty
+    present = cs.by_name(name, require_all=False)
+    return pl.struct(present, probe).map_batches(check, return_dtype=pl.Int64, is_elementwise=True)
 
 
 def _columns(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr]:
-    return pl.col(columns.get("rank", RANK)), pl.col(columns.get("relevance", RELEVANCE))
+    rank, relevance = columns.get("rank", RANK), columns.get("relevance", RELEVANCE)
+    if columns.get(GUARD):
+        return _judged_column(rank, "rank"), _judged_column(relevance, "relevance")
+    return pl.col(rank), pl.col(relevance)
 
 
 def _relevant(relevance: pl.Expr, rel: int) -> pl.Expr:
@@ -80,7 +120,7 @@ def _relevant(relevance: pl.Expr, rel: int) -> pl.Expr:
 
 
 def _within(rank: pl.Expr, k: int | None) -> pl.Expr:
-    return rank.is_not_null() if k is None else (rank <= k).fill_null(False)
+    return rank.is_not_null() if k is None or k >= _RANKS else (rank <= k).fill_null(False)
 
 
 def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -136,7 +176,7 @@ def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: f
     dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
-    if k is not None:
+    if k is not None and k < _RANKS:
         ideal = ideal.head(k)
     positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
     idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
@@ -205,6 +245,8 @@ def _build_num_q(columns: Mapping[str, str], k: int | None) -> pl.Expr:
 
 
 def _spec(name: str, summary: str, build: Any, **kwargs: Any) -> MeasureSpec:
+    # every measure here reads judged documents and the depth of the ranking only
+    kwargs.setdefault("reads_unjudged", False)
     return register(MeasureSpec(name=name, kind="ranking", summary=summary, build=build, **kwargs))
 
 
@@ -315,7 +357,7 @@ def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str =
     >>> round(judged.select(fe.ranking.ap()).item(), 4)  # (1/1 + 2/3) / 3
     0.5556
     """
-    return measure(AP, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(AP, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def ndcg(
@@ -352,7 +394,7 @@ def ndcg(
     >>> round(judged.select(fe.ranking.ndcg()).item(), 4)
     0.8597
     """
-    return measure(NDCG, cutoff=k, gain=gain, base=base).expr(rank=rank, relevance=relevance)
+    return measure(NDCG, cutoff=k, gain=gain, base=base).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def precision(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
@@ -367,7 +409,7 @@ def precision(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVA
     >>> pl.DataFrame({"rank": [1, 2], "relevance": [1, 0]}).select(fe.ranking.precision(5)).item()
     0.2
     """
-    return measure(P, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(P, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def recall(
@@ -384,7 +426,7 @@ def recall(
     >>> judged.select(fe.ranking.recall(10)).item()
     0.5
     """
-    return measure(R, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(R, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def rr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
@@ -398,7 +440,7 @@ def rr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str =
     >>> pl.DataFrame({"rank": [1, 2, 3], "relevance": [0, None, 1]}).select(fe.ranking.rr()).item()
     0.3333333333333333
     """
-    return measure(RR, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(RR, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def r_precision(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
@@ -413,7 +455,7 @@ def r_precision(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -
     >>> judged.select(fe.ranking.r_precision()).item()
     0.5
     """
-    return measure(RPREC, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(RPREC, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def success(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
@@ -425,7 +467,7 @@ def success(k: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANC
     >>> pl.DataFrame({"rank": [1, 2], "relevance": [0, 1]}).select(fe.ranking.success(1)).item()
     0.0
     """
-    return measure(SUCCESS, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(SUCCESS, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def iprec(
@@ -446,7 +488,7 @@ def iprec(
     >>> judged.select(fe.ranking.iprec(0.5), fe.ranking.iprec(1.0)).row(0)
     (0.5, 0.5)
     """
-    return measure(IPREC, cutoff=recall_level, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(IPREC, cutoff=recall_level, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def num_ret(*, rank: str = RANK) -> pl.Expr:
@@ -458,7 +500,7 @@ def num_ret(*, rank: str = RANK) -> pl.Expr:
     >>> pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]}).select(fe.ranking.num_ret()).item()
     2
     """
-    return measure(NUM_RET).expr(rank=rank)
+    return measure(NUM_RET).expr(rank=rank, relevance=RELEVANCE, guard=GUARD)
 
 
 def num_rel(*, rel: int = 1, relevance: str = RELEVANCE) -> pl.Expr:
@@ -470,7 +512,7 @@ def num_rel(*, rel: int = 1, relevance: str = RELEVANCE) -> pl.Expr:
     >>> pl.DataFrame({"rank": [1, 2, None], "relevance": [0, 1, 1]}).select(fe.ranking.num_rel()).item()
     2
     """
-    return measure(NUM_REL, rel=rel).expr(relevance=relevance)
+    return measure(NUM_REL, rel=rel).expr(rank=RANK, relevance=relevance, guard=GUARD)
 
 
 def num_rel_ret(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
@@ -483,7 +525,7 @@ def num_rel_ret(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -
     >>> judged.select(fe.ranking.num_rel_ret()).item()
     1
     """
-    return measure(NUM_REL_RET, rel=rel).expr(rank=rank, relevance=relevance)
+    return measure(NUM_REL_RET, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def num_q() -> pl.Expr:

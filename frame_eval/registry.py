@@ -19,6 +19,7 @@ closest known names.
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ class Param:
     default: Any
     choices: tuple[Any, ...] | None = None
     doc: str = ""
+    check: Callable[[Any], str | None] | None = None  # returns what is wrong with a value, if anything
 
     def coerce(self, family: str, raw: Any) -> Any:
         """Convert ``raw`` (a parsed string or a Python value) to this parameter's type."""
@@ -63,6 +65,9 @@ class Param:
             raise ValueError(
                 f"{family}: parameter {self.name}={value!r} is not one of {list(self.choices)}"
             )
+        problem = self.check(value) if self.check is not None else None
+        if problem:
+            raise ValueError(f"{family}: parameter {self.name}={value!r} {problem}")
         return value
 
 
@@ -74,8 +79,11 @@ class MeasureSpec:
     expression; ``columns`` maps role names (``rank``, ``relevance``,
     ``actual``, ...) to column names. ``aggregate`` says how per-group
     values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
-    ``reads_unjudged`` marks a ranking measure that looks at unjudged retrieved
-    documents other than the deepest one (see ``judged.evaluation_frame``).
+    ``reads_unjudged`` (default ``True``, the safe choice for a new measure) says that
+    a ranking measure may look at unjudged retrieved documents other than the deepest
+    one; a measure that declares ``False`` is computed from a compact frame of the
+    judged documents only (see ``judged.evaluation_frame``), and the test suite checks
+    every built-in that declares it against the full judged frame.
     ``lowest_read(params)`` gives the lowest judgement whose row can change a
     ranking measure's value (``inf``: it reads no judged row, only the deepest
     one); ``evaluate`` drops judgements below what every requested measure
@@ -90,7 +98,7 @@ class MeasureSpec:
     cutoff: Literal["none", "optional", "required"] = "none"
     cutoff_type: type = int
     aggregate: Literal["mean", "sum"] = "mean"
-    reads_unjudged: bool = False
+    reads_unjudged: bool = True
     lowest_read: Callable[[Mapping[str, Any]], float] | None = None
     aliases: tuple[str, ...] = ()
     trec_name: str | None = None
@@ -142,6 +150,8 @@ class Measure:
     def __str__(self) -> str:
         return self._name
 
+
+MAX_CUTOFF = 2**63 - 1  # trec_eval's cutoffs are C longs
 
 _SPECS: dict[str, MeasureSpec] = {}
 # lower-cased name -> spec, per kind: "recall" is R@k for rankings and TP / P for classifiers
@@ -226,9 +236,11 @@ def _check_cutoff(spec: MeasureSpec, cutoff: Any) -> float:
         if isinstance(cutoff, bool) or not isinstance(cutoff, int | float) or not 0 <= cutoff <= 1:
             raise ValueError(f"{spec.name}: cutoff must be a number from 0 to 1, got {cutoff!r}")
         return float(cutoff)
-    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
+    if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Integral) or cutoff < 1:
         raise ValueError(f"{spec.name}: cutoff must be a positive integer, got {cutoff!r}")
-    return cutoff
+    if cutoff > MAX_CUTOFF:
+        raise ValueError(f"{spec.name}: cutoff {cutoff} is larger than {MAX_CUTOFF}, the largest supported")
+    return int(cutoff)
 
 
 def _lookup(name: str, kind: Kind) -> MeasureSpec:
@@ -326,20 +338,71 @@ def _cut_spec(name: str, kind: Kind) -> MeasureSpec | None:
     return spec
 
 
-def resolve(items: str | Measure | Iterable[str | Measure], kind: Kind = "ranking") -> list[Measure]:
-    """Turn names and :class:`Measure` values into a de-duplicated list of measures."""
-    if isinstance(items, str | Measure):
-        items = [items]
-    out: list[Measure] = []
-    seen: set[str] = set()
+def from_ir_measures(item: Any, kind: Kind = "ranking") -> list[Measure]:
+    """Translate an ir_measures measure object (``nDCG@10``, ``AP(rel=2)``) to frame_eval's.
+
+    Its ``NAME`` names the family and its ``params`` the parameters; ir_measures'
+    ``dcg="log2"`` / ``"exp-log2"`` become ``gain="linear"`` / ``"exp"``. A parameter
+    frame_eval does not offer is an error naming it.
+    """
+    params = dict(item.params)
+    cutoff = params.pop("cutoff", None)
+    if "dcg" in params:
+        dcg = params.pop("dcg")
+        gains = {"log2": "linear", "exp-log2": "exp"}
+        if dcg not in gains:
+            raise ValueError(f"{item}: ir_measures dcg={dcg!r} has no frame_eval equivalent; use 'log2' or 'exp-log2'")
+        params["gain"] = gains[dcg]
+    spec = _lookup(str(item.NAME), kind)
+    known = {p.name for p in spec.params}
+    unknown = [k for k in params if k not in known]
+    if unknown:
+        raise ValueError(
+            f"{item}: frame_eval's {spec.name} has no parameter {unknown[0]!r} "
+            f"(its parameters: {', '.join(sorted(known)) or 'none'})"
+        )
+    return [measure(spec, cutoff=cutoff, kind=kind, **params)]
+
+
+def _is_ir_measures(item: Any) -> bool:
+    return type(item).__module__.startswith("ir_measures") and hasattr(item, "NAME")
+
+
+def resolve_each(
+    items: str | Measure | Iterable[str | Measure], kind: Kind = "ranking"
+) -> list[tuple[Any, list[Measure]]]:
+    """Each item given (a name, a :class:`Measure`, an ir_measures object) with its measures."""
+    if isinstance(items, str | Measure) or _is_ir_measures(items):
+        items = [items]  # type: ignore[list-item]
+    out: list[tuple[Any, list[Measure]]] = []
     for item in items:
-        found = parse_measures(item, kind) if isinstance(item, str) else [item]
+        if isinstance(item, str):
+            found = parse_measures(item, kind)
+        elif isinstance(item, Measure):
+            found = [item]
+        elif _is_ir_measures(item):
+            found = from_ir_measures(item, kind)
+        else:
+            raise TypeError(
+                f"a measure must be a name such as 'nDCG@10', a frame_eval Measure or an ir_measures "
+                f"measure, got {type(item).__name__}: {item!r}"
+            )
         for ms in found:
             if ms.spec.kind != kind:
                 raise ValueError(f"{ms.name} is a {ms.spec.kind} measure, not a {kind} measure")
+        out.append((item, found))
+    if not out:
+        raise ValueError("no measures given; pass names such as ['AP', 'nDCG@10']")
+    return out
+
+
+def resolve(items: str | Measure | Iterable[str | Measure], kind: Kind = "ranking") -> list[Measure]:
+    """Turn names and :class:`Measure` values into a de-duplicated list of measures."""
+    out: list[Measure] = []
+    seen: set[str] = set()
+    for _, found in resolve_each(items, kind):
+        for ms in found:
             if ms.name not in seen:
                 seen.add(ms.name)
                 out.append(ms)
-    if not out:
-        raise ValueError("no measures given; pass names such as ['AP', 'nDCG@10']")
     return out

@@ -84,7 +84,7 @@ def test_reserved_and_clashing_names() -> None:
         RUN.with_columns(pl.lit(1).alias("relevance")).ireval.evaluate(QRELS, ["AP"])
     with pytest.raises(ValueError, match="clashes"):
         RUN.with_columns(pl.lit("x").alias("metric")).ireval.evaluate(QRELS, ["AP"], by="metric")
-    with pytest.raises(ValueError, match="shape must be 'long' or 'wide'"):
+    with pytest.raises(ValueError, match=r"shape must be one of \['long', 'wide'\], got 'tall'"):
         RUN.ireval.evaluate(QRELS, ["AP"], shape="tall")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="depth must be a positive integer"):
         RUN.ireval.evaluate(QRELS, ["AP"], depth=0)
