@@ -78,7 +78,8 @@ def labelled(
     owner: dict[str, Measure] = {}
     for item, found in resolve_each(measures, kind):
         for m in found:
-            label = item.strip() if labels == "as_given" and isinstance(item, str) and len(found) == 1 else m.name
+            as_given = labels == "as_given" and isinstance(item, str) and len(found) == 1
+            label = item.strip() if as_given else m.name
             if names == "safe":
                 label = safe_name(label)
             if label in owner:
@@ -126,7 +127,8 @@ def per_query_wide(
     ]
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
     per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
-    per_query = per_query.select(*cols.query_keys, *[pl.col(index[m.name]).alias(label) for m, label in pairs])
+    labelled_columns = [pl.col(index[m.name]).alias(label) for m, label in pairs]
+    per_query = per_query.select(*cols.query_keys, *labelled_columns)
     return _checks.attach(per_query, problems)
 
 

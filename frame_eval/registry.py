@@ -351,7 +351,9 @@ def from_ir_measures(item: Any, kind: Kind = "ranking") -> list[Measure]:
         dcg = params.pop("dcg")
         gains = {"log2": "linear", "exp-log2": "exp"}
         if dcg not in gains:
-            raise ValueError(f"{item}: ir_measures dcg={dcg!r} has no frame_eval equivalent; use 'log2' or 'exp-log2'")
+            raise ValueError(
+                f"{item}: ir_measures dcg={dcg!r} has no frame_eval equivalent; use 'log2' or 'exp-log2'"
+            )
         params["gain"] = gains[dcg]
     spec = _lookup(str(item.NAME), kind)
     known = {p.name for p in spec.params}

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-import frame_eval as fe
+import frame_eval  # noqa: F401  (registers .ireval)
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["AP", "AP@10", "nDCG", "nDCG@10", "nDCG(gain=exp)@5", "P@10", "R@20", "RR", "Rprec",
@@ -60,7 +60,9 @@ def results(run: pl.DataFrame, qrels: pl.DataFrame, engine: str | None = None) -
         "evaluate": collect(lazy_run.ireval.evaluate(lazy_qrels, MEASURES, by="system")),
         "wide": collect(lazy_run.ireval.evaluate(lazy_qrels, MEASURES, by="system", shape="wide")),
         "summarize": collect(lazy_run.ireval.summarize(lazy_qrels, MEASURES, by="system")),
-        "complete": collect(lazy_run.ireval.summarize(lazy_qrels, ["AP", "nDCG"], complete=True, by="system")),
+        "complete": collect(
+            lazy_run.ireval.summarize(lazy_qrels, ["AP", "nDCG"], complete=True, by="system")
+        ),
     }
 
 
