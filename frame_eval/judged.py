@@ -7,8 +7,9 @@ and every ranking measure reads its output.
 Rules (trec_eval's ``form_res_rels``):
 
 - Within each query (and each ``by`` group), documents are ordered by score,
-  highest first, scores compared in single precision as trec_eval stores
-  them (0.89124103 and 0.89124099 are a tie); equal scores are ordered by
+  highest first, scores compared as doubles as trec_eval 10.0 reads them
+  (pytrec_eval, on trec_eval 9.x, compares them in single precision, so
+  0.89124103 and 0.89124099 tie there and not here); equal scores are ordered by
   doc_id *descending* as strings
   (integer ids by their decimal text, as trec_eval sees them). A rank column
   in the run is ignored and replaced.
@@ -184,8 +185,8 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     tie = pl.col(cols.doc_id)
     if doc_dtype != pl.String:
         tie = tie.cast(pl.String)
-    # trec_eval keeps scores as C floats: scores equal in single precision are tied
-    order = pl.struct(pl.col(cols.score).cast(pl.Float32), tie)
+    # trec_eval 10.0 compares the scores as doubles (-0.0 ties with 0.0, as in C)
+    order = pl.struct(pl.col(cols.score), tie)
     return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
 
 
@@ -208,7 +209,7 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
     Ranking every row by the (score, doc_id) pair is the costliest step of an
-    evaluation; ranking by the single-precision score alone (``"min"`` ranks), in
+    evaluation; ranking by the score alone (``"min"`` ranks), in
     windows keyed by a 64-bit hash of the query keys, costs about half. Those ranks
     are trec_eval's for every query that has no tied scores and a window of its own,
     and both conditions are checked exactly from sums the group-by computes anyway:
@@ -229,7 +230,7 @@ def _score_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) ->
     the re-ranked queries (usually none), which takes precedence over ``rank``.
     """
     keys = cols.query_keys
-    score_rank = pl.col(cols.score).cast(pl.Float32).rank("min", descending=True).over(_GROUP)
+    score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
     ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
         score_rank.cast(pl.UInt32).alias(cols.rank)
     ).cache()  # read three times below: rank once

@@ -39,8 +39,15 @@ PYTREC_NAMES = {
 }
 
 
-def random_case(seed: int, integer_ids: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+def random_case(
+    seed: int, integer_ids: bool, near_ties: bool | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Random run and qrels; ``near_ties`` (default: every third seed) adds scores that differ
+    as doubles but tie as single-precision floats, where trec_eval 9.x (pytrec_eval) and
+    10.0 rank differently."""
     rng = np.random.default_rng(seed)
+    if near_ties is None:
+        near_ties = seed % 3 == 1
     n_queries = int(rng.integers(1, 12))
     queries = [int(q) for q in rng.choice(40, size=n_queries, replace=False)]
     run_rows, qrels_rows = [], []
@@ -52,7 +59,7 @@ def random_case(seed: int, integer_ids: bool) -> tuple[pl.DataFrame, pl.DataFram
             retrieved = rng.choice(pool, size=depth, replace=False)
             # few distinct scores: many ties, broken by doc id text
             scores = rng.integers(0, 6, size=depth) / 2.0
-            if seed % 3 == 1:  # distinct as doubles, tied as trec_eval's single-precision floats
+            if near_ties:  # distinct as doubles (trec_eval 10.0), tied as floats (9.x)
                 scores = scores + rng.choice([0.0, 1e-9, 2e-8], size=depth)
             run_rows += [(q, int(d), float(s)) for d, s in zip(retrieved, scores, strict=True)]
         if side < 0.85:  # in the qrels (some queries only in the run)
@@ -100,7 +107,8 @@ def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("integer_ids", [False, True])
 def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
-    run, qrels = random_case(seed, integer_ids)
+    # near-ties are where 9.x and 10.0 differ: the trec_eval 10.0 binary judges those
+    run, qrels = random_case(seed, integer_ids, near_ties=False)
     rel = 1 if seed % 3 else 2
     pairs = [pair for family in TREC_MEASURES.values() for pair in family]
     measures = []
@@ -119,6 +127,15 @@ def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
             assert row[m.name] == expected[(q, trec_key)], (
                 f"{m.name} query {q}"
             )
+
+
+def test_scores_compare_as_doubles_as_in_trec_eval_10() -> None:
+    """trec_eval 9.x (pytrec_eval) stores scores as floats, 10.0 as doubles: here the
+    relevant document's score is higher as a double and equal as a float."""
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [0.89124103, 0.89124099]})
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    assert run.ireval.evaluate(qrels, ["RR"])["value"].to_list() == [1.0]  # trec_eval 10.0
+    assert pytrec_values(run, qrels, 1)[("q1", "recip_rank")] == 0.5  # 9.x: a tie, broken by doc_id
 
 
 ALL_FAMILIES = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp,base=10)@5", "P@5", "R@5", "R", "RR",

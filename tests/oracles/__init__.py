@@ -1,0 +1,1 @@
+"""Reference programs the tests compare against (built or imported on demand, skipped when absent)."""

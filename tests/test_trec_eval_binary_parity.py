@@ -1,0 +1,90 @@
+"""Every per-query value and every summary equals the trec_eval 10.0 binary's, bit for bit.
+
+The binary is built from ../shared/trec_eval and prints full precision (see
+tests/oracles); random runs and qrels with ties, single-precision near-ties,
+graded and negative judgements, under -c, -M and -l. Skipped when there is
+no ../shared or no C compiler.
+
+trec_eval 10.0 itself exits on two kinds of good input (see the README):
+a qrels query absent from the run without -c, and a query whose judgements
+are all negative. The cases drop those for the binary's sake.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from oracles.trec_eval import TrecEval, write_qrels, write_run
+from test_pytrec_eval_parity import random_case
+
+import frame_eval as fe
+
+CUTS = "1,3,5,10,50"
+TREC_ARGS = ["-m", "map", "-m", f"map_cut.{CUTS}", "-m", "ndcg", "-m", f"ndcg_cut.{CUTS}", "-m", f"P.{CUTS}",
+             "-m", f"recall.{CUTS}", "-m", "recip_rank", "-m", "Rprec", "-m", "success.1,5,10",
+             "-m", "iprec_at_recall", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret", "-m", "num_q"]
+
+
+def options_for(seed: int) -> tuple[list[str], dict[str, object], int]:
+    """trec_eval flags, the same as frame_eval keywords, and the relevance level."""
+    flags: list[str] = []
+    options: dict[str, object] = {}
+    rel = 1
+    if seed % 3 == 0:
+        flags.append("-c")
+        options["complete"] = True
+    if seed % 4 == 1:
+        flags += ["-M", "7"]
+        options["depth"] = 7
+    if seed % 5 == 2:
+        flags += ["-l", "2"]
+        rel = 2
+    return flags, options, rel
+
+
+def binary_safe(run: pl.DataFrame, qrels: pl.DataFrame, complete: bool) -> pl.DataFrame:
+    """The qrels trec_eval 10.0 accepts: no query judged only negatively; without -c,
+    only queries the run has."""
+    positive = qrels.group_by("query_id").agg((pl.col("relevance") >= 0).any().alias("ok"))
+    qrels = qrels.join(positive.filter("ok").select("query_id"), on="query_id", how="semi")
+    if not complete:
+        qrels = qrels.join(run.select("query_id").unique(), on="query_id", how="semi")
+    return qrels
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_trec_eval_bit_for_bit(trec_eval_binary: TrecEval, tmp_path: Path, seed: int) -> None:
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2))
+    flags, options, rel = options_for(seed)
+    qrels = binary_safe(run, qrels, bool(options.get("complete")))
+    if qrels.height == 0 or run.height == 0:
+        pytest.skip("no query left that trec_eval 10.0 accepts")
+    write_run(run, tmp_path / "run.txt")
+    write_qrels(qrels, tmp_path / "qrels.txt")
+    expected = trec_eval_binary.values(tmp_path / "qrels.txt", tmp_path / "run.txt", "-q", *flags, *TREC_ARGS)
+    names = sorted({name for name, _ in expected})
+    measures = []
+    for name in names:
+        (m,) = fe.parse_measures(name)
+        if rel != 1 and any(p.name == "rel" for p in m.spec.params):
+            m = fe.measure(m.spec, cutoff=m.cutoff, rel=rel)
+        measures.append(m)
+    per_query = run.ireval.evaluate(qrels, measures, shape="wide", **options)
+    summary = run.ireval.summarize(qrels, measures, shape="wide", **options)
+    queries = {str(q) for q in per_query["query_id"]}
+    assert queries == {q for _, q in expected if q != "all"}
+    per_query_names = {name for name, q in expected if q != "all"}  # all but num_q
+    assert per_query_names == set(names) - {"num_q"}
+    for row in per_query.iter_rows(named=True):
+        for name, m in zip(names, measures, strict=True):
+            if name in per_query_names:
+                query = str(row["query_id"])
+                assert row[m.name] == expected[(name, query)], f"{name} query {query}"
+    for name, m in zip(names, measures, strict=True):
+        if name == "num_rel" and options.get("complete") and rel != 1:
+            # trec_eval 10.0 recounts num_rel's summary under -c from the qrels with
+            # judgement > 0, ignoring -l; frame_eval sums the per-query values it printed
+            continue
+        assert summary[m.name].item() == expected[(name, "all")], f"{name} all"
