@@ -1,72 +1,389 @@
 """The ``.ireval`` accessor on :class:`pandas.DataFrame`.
 
-Each method converts the frame (and any frame argument) to polars, calls
-the polars namespace of the same name and converts the result back, so
-pandas and polars give the same rows and values. The pandas index is not
-used; the caller's frames are never modified. Needs pandas and pyarrow
+Each method is generated from the polars namespace method of the same name
+(same signature, same documentation, one definition): it converts the
+pandas frames to polars, calls that method and converts the result back, so
+pandas and polars give the same rows and values. Needs pandas and pyarrow
 (``pip install frame-eval[pandas]``).
+
+What the pandas front end adds, and nothing more:
+
+- **Errors in pandas terms.** A ``ValueError`` or ``TypeError`` from the core
+  is raised again, same type, with its message rewritten for pandas users
+  (``df['x'].astype('float64')`` for ``pl.col('x').cast(pl.Float64)``,
+  pandas dtype names, missing values called missing); see :func:`pandas_message`.
+  Rows are counted by position from 0; the message adds the row's index
+  label when the frame's index is not the default one.
+- **NaN stays NaN.** A NaN in a float column is reported as NaN; ``None``,
+  ``NaN`` in a text column and ``pd.NA`` are reported as missing values.
+- **Index levels are used.** A column named in a call (``query_id``,
+  ``doc_id``, ``by=``, ``actual``...) that is a level of the frame's index
+  rather than a column, e.g. after ``set_index("query_id")`` or a
+  ``groupby()`` result, is read from the index (as ``reset_index`` would);
+  other index levels are ignored.
+- **Non-string column labels work.** ``query_id=0`` names the column
+  labelled ``0``; results keep the caller's labels.
+- The caller's frames are never modified.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
+import re
 import sys
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import polars as pl
 
 from frame_eval.polars_ns import IREvalNamespace
 
+_RANKING: Final = frozenset({"judge", "evaluate", "summarize"})
+_COLUMN_PARAMS: Final = ("by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted")
+_ROLES: Final = ("run", "qrels", "predictions")
+
+
+# -- pandas frames to polars ---------------------------------------------------------------------
+
+@dataclass
+class _Converted:
+    """A pandas frame as polars, with what is needed to talk about it in pandas terms."""
+
+    original: Any  # the caller's pandas frame (never modified)
+    frame: pl.DataFrame
+    labels: dict[str, Any] = field(default_factory=dict)  # polars name -> non-string pandas label
+
+    def dtype_of(self, name: str) -> str | None:
+        label = self.labels.get(name, name)
+        source = self.original
+        if label in source.columns:
+            return str(source[label].dtype)
+        if label in source.index.names:
+            return str(source.index.get_level_values(label).dtype)
+        return None
+
+    def row_label(self, position: int) -> str:
+        """``"; index label <label>"`` when the index is not the default 0, 1, 2...; else ``""``."""
+        index = self.original.index
+        default = type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1
+        if default or not 0 <= position < len(index):
+            return ""
+        return f"; index label {_plain(index[position])!r}"
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar (or a tuple of them, from a MultiIndex) as the Python value it shows."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value.item() if type(value).__module__ == "numpy" and hasattr(value, "item") else value
+
+
+def _null_dtype_for(series: Any) -> pl.DataType:
+    """The polars dtype of a column pandas holds no values of (an empty categorical, ...)."""
+    dtype = series.dtype
+    kind = dtype.categories.dtype.kind if str(dtype) == "category" else dtype.kind
+    return {"i": pl.Int64, "u": pl.Int64, "f": pl.Float64, "b": pl.Boolean}.get(kind, pl.String)
+
+
+def _conversion_error(frame: Any, role: str, error: Exception) -> TypeError:
+    """A clean error naming the column pyarrow could not convert (mixed kinds of values, ...)."""
+    for label in frame.columns:
+        try:
+            pl.from_pandas(frame[[label]], nan_to_null=False)
+        except Exception:  # any failure here points at this column
+            kinds = sorted({type(v).__name__ for v in frame[label] if v is not None})
+            return TypeError(
+                f"{role} column {label!r} cannot be read: it mixes values of types {', '.join(kinds)}; "
+                f"give it one type, e.g. df[{label!r}].astype(str)"
+            )
+    return TypeError(f"the {role} frame cannot be converted to polars: {error}")
+
+
+def _to_polars(frame: Any, role: str, wanted: set[Any]) -> _Converted:
+    """Convert a pandas frame; index levels named in ``wanted`` (and not columns) become columns."""
+    if type(frame.columns).__name__ == "MultiIndex":
+        raise TypeError(
+            f"the {role} frame has MultiIndex columns; flatten them to single names first, "
+            f"e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
+        )
+    levels = [
+        name for name in frame.index.names
+        if name is not None and name not in frame.columns and _hashable(name) and name in wanted
+    ]
+    source = frame.reset_index(level=levels) if levels else frame
+    if source.columns.has_duplicates:
+        repeated = source.columns[source.columns.duplicated()][0]
+        raise ValueError(f"the {role} frame has more than one column labelled {repeated!r}; rename them")
+    labels = {str(c): c for c in source.columns if not isinstance(c, str)}
+    taken = {c for c in source.columns if isinstance(c, str)}
+    clash = [name for name in labels if name in taken]
+    if clash:
+        raise ValueError(
+            f"the {role} frame has columns {labels[clash[0]]!r} and {clash[0]!r}, which are the same name "
+            f"as text; rename one, e.g. df.rename(columns={{{labels[clash[0]]!r}: 'new_name'}})"
+        )
+    try:
+        converted = pl.from_pandas(source, nan_to_null=False)
+    except Exception as error:  # pyarrow raises many types; name the column
+        raise _conversion_error(source, role, error) from None
+    nulls = [name for name, dtype in converted.schema.items() if dtype == pl.Null]
+    if nulls:
+        converted = converted.with_columns(
+            pl.col(name).cast(_null_dtype_for(source[labels.get(name, name)])) for name in nulls
+        )
+    return _Converted(frame, converted, labels)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_pandas(frame: Any) -> bool:
+    return type(frame).__module__.startswith("pandas") and hasattr(frame, "columns")
+
+
+def _column_names(arguments: Mapping[str, Any]) -> set[Any]:
+    """Every column label the caller's arguments name (by=, query_id=, a score mapping...)."""
+    names: set[Any] = set()
+    for param in _COLUMN_PARAMS:
+        value = arguments.get(param)
+        if isinstance(value, Mapping):
+            names.update(v for v in value.values() if _hashable(v))
+        elif isinstance(value, list | tuple):
+            names.update(v for v in value if _hashable(v))
+        elif value is not None and _hashable(value):
+            names.add(value)
+    return names
+
+
+def _polars_arguments(arguments: dict[str, Any], labels: Mapping[Any, str]) -> dict[str, Any]:
+    """The caller's arguments with non-string column labels replaced by their polars names."""
+
+    def name(value: Any) -> Any:
+        return labels.get(value, value) if _hashable(value) and not isinstance(value, bool) else value
+
+    out = dict(arguments)
+    for param in _COLUMN_PARAMS:
+        value = out.get(param)
+        if isinstance(value, Mapping):
+            out[param] = {k: name(v) for k, v in value.items()}
+        elif isinstance(value, list | tuple):
+            out[param] = [name(v) for v in value]
+        elif param == "by" and value is not None and not isinstance(value, str) and value in labels:
+            out[param] = labels[value]
+        elif value is not None:
+            out[param] = name(value)
+    return out
+
+
+# -- messages in pandas terms ---------------------------------------------------------------------
+
+_PANDAS_DTYPES: Final = {
+    "Boolean": "bool", "String": "str", "Utf8": "str", "Categorical": "category", "Enum": "category",
+    "Float32": "float32", "Float64": "float64", "Int8": "int8", "Int16": "int16", "Int32": "int32",
+    "Int64": "int64", "UInt8": "uint8", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64",
+    "Null": "object (all missing)", "Object": "object", "Date": "datetime64", "Datetime": "datetime64",
+    "Duration": "timedelta64", "Decimal": "decimal", "Binary": "bytes", "List": "list", "Struct": "dict",
+}
+_ASTYPE: Final = {"bool": "bool", "str": "str"}
+_DTYPE: Final = (
+    r"(?P<dtype>(?:Enum|Categorical|Datetime|Duration|Decimal|List|Struct|Array)"
+    r"\((?:[^()]|\([^()]*\))*\)|\w+)"
+)
+_CAST = re.compile(r"pl\.col\((?P<col>'[^']*'|\"[^\"]*\")\)\.cast\(pl\." + _DTYPE + r"\)")
+_COL = re.compile(r"pl\.col\((?P<col>'[^']*'|\"[^\"]*\")\)")
+_PL_DTYPE = re.compile(r"\bpl\." + _DTYPE)
+_GOT = re.compile(
+    r"\b(?P<role>run|qrels|predictions) column (?P<col>'[^']*'|\"[^\"]*\") (?P<middle>[^;]*?)\bgot "
+    + _DTYPE
+)
+_POLARS_DTYPE_WORD = re.compile(
+    r"\b(?:(?:Enum|Categorical|Datetime|Duration|Decimal)\((?:[^()]|\([^()]*\))*\)|"
+    + "|".join(sorted((k for k in _PANDAS_DTYPES if k[0].isupper() and k != "Object"), key=len, reverse=True))
+    + r")(?![\w(])"
+)
+_ROW = re.compile(r"\brow (?P<row>\d+)\b")
+_NULL = re.compile(r"\bnull values\b")
+_FRAME_TYPES = re.compile(r"\ba polars DataFrame or LazyFrame or a pandas DataFrame\b")
+_COLLECT = re.compile(
+    r",? ?(?:\b(?:when|once|as soon as) (?:you |the result is |it is |they are )?collect(?:ed|s)?\b|"
+    r"\bat collect time\b|\.collect\(\))"
+)
+
+
+def _pandas_dtype(polars_name: str) -> str:
+    base = polars_name.split("(", 1)[0]
+    return _PANDAS_DTYPES.get(base, base)
+
+
+def _astype(polars_name: str) -> str:
+    pandas = _pandas_dtype(polars_name)
+    return _ASTYPE.get(pandas, repr(pandas.split(" ", 1)[0]))
+
+
+def pandas_message(message: str, frames: Mapping[str, _Converted] | None = None) -> str:
+    """Rewrite a core error message for pandas users.
+
+    The rewriting follows the patterns the core's messages use:
+
+    - ``pl.col('x').cast(pl.T)`` becomes ``df['x'].astype(<pandas dtype>)``;
+      any other ``pl.col('x')`` becomes ``df['x']`` and ``pl.T`` a pandas dtype name;
+    - ``<frame> column 'x' ... got T`` names the column's pandas dtype (``run``,
+      ``qrels`` or ``predictions``), other polars dtype names their pandas twin;
+    - ``null values`` become missing values (None, NaN or pd.NA);
+    - ``row N`` (0-based) gets the row's index label when the index is not the default;
+    - mentions of LazyFrame and of collecting are left out.
+
+    >>> pandas_message("run column 'score' must be numeric, got String; "
+    ...                "cast it, e.g. pl.col('score').cast(pl.Float64)")
+    "run column 'score' must be numeric, got str; cast it, e.g. df['score'].astype('float64')"
+    """
+    frames = frames or {}
+    role_match = re.search(r"\b(run|qrels|predictions)\b", message)
+    role = role_match.group(1) if role_match else ""
+
+    def converted(name: str) -> _Converted | None:
+        return frames.get(name) or (frames.get("predictions") if name == "run" else None)
+
+    kept: list[str] = []  # pandas text already final, kept out of the dtype-name rewriting
+
+    def keep(text: str) -> str:
+        kept.append(text)
+        return f"\x00{len(kept) - 1}\x00"
+
+    def got(m: re.Match[str]) -> str:
+        frame = converted(m["role"])
+        actual = frame.dtype_of(m["col"][1:-1]) if frame is not None else None
+        return f"{m['role']} column {m['col']} {m['middle']}got {keep(actual or _pandas_dtype(m['dtype']))}"
+
+    counted = re.search(r"0-based|from 0|counted from zero", message) is not None
+
+    def row(m: re.Match[str]) -> str:
+        frame = converted(role)
+        label = frame.row_label(int(m["row"])) if frame is not None else ""
+        if label:
+            return f"row {m['row']} (0-based position{label})"
+        return m[0] if counted else f"row {m['row']} (0-based)"
+
+    text = _CAST.sub(lambda m: keep(f"df[{m['col']}].astype({_astype(m['dtype'])})"), message)
+    text = _COL.sub(lambda m: f"df[{m['col']}]", text)
+    text = _PL_DTYPE.sub(lambda m: keep(repr(_pandas_dtype(m["dtype"]))), text)
+    text = _GOT.sub(got, text)
+    text = _POLARS_DTYPE_WORD.sub(lambda m: _pandas_dtype(m[0]), text)
+    text = re.sub("\x00(\\d+)\x00", lambda m: kept[int(m[1])], text)
+    text = _NULL.sub("missing values (None, NaN or pd.NA)", text)
+    text = _ROW.sub(row, text)
+    text = _FRAME_TYPES.sub("a pandas DataFrame", text)
+    text = _COLLECT.sub("", text)
+    text = re.sub(r"\bLazyFrames?\b", "DataFrame", text)
+    text = re.sub(r"\bpolars\b", "pandas", text)
+    for frame in frames.values():
+        for name, label in frame.labels.items():
+            text = text.replace(repr(name), repr(label))
+    return text
+
+
+def _rethrow(error: ValueError | TypeError, frames: Mapping[str, _Converted]) -> Exception:
+    kind = type(error)
+    text = pandas_message(str(error), frames)
+    try:
+        clean = kind(text)
+    except Exception:  # an exception type that takes other arguments
+        clean = (TypeError if isinstance(error, TypeError) else ValueError)(text)
+    return clean
+
+
+# -- the accessor ---------------------------------------------------------------------------------
+
+def _pandas_doc(doc: str | None) -> str:
+    """The polars method's documentation without its polars examples, plus what pandas adds."""
+    text = (doc or "").split("\n        Examples\n", 1)[0].rstrip()
+    return (
+        f"{text}\n\n        pandas: the same parameters; pandas frames in and out (``qrels`` may also be a "
+        f"polars frame).\n        Index levels named as columns are read, errors speak pandas; see "
+        f":mod:`frame_eval.pandas_ns`.\n"
+    )
+
+
+def _generated(name: str) -> Callable[..., Any]:
+    """``PandasIREval.<name>``: the polars method's signature and documentation, pandas in and out."""
+    target = getattr(IREvalNamespace, name)
+    signature = inspect.signature(target).replace(return_annotation="pandas.DataFrame")
+
+    @functools.wraps(target)
+    def method(self: PandasIREval, *args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+        return self._run(name, arguments)
+
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.__doc__ = _pandas_doc(target.__doc__)
+    method.__annotations__ = {**target.__annotations__, "return": "pandas.DataFrame"}
+    method.__module__ = __name__
+    method.__qualname__ = f"PandasIREval.{name}"
+    return method
+
 
 class PandasIREval:
-    """``pandas_df.ireval``: the polars ``.ireval`` methods, pandas in and pandas out."""
+    """``pandas_df.ireval``: the polars ``.ireval`` methods, pandas in and pandas out.
+
+    >>> import pandas as pd, frame_eval as fe
+    >>> run = pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"], "score": [0.2, 0.9, 0.5]})
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "d"], "relevance": [1, 2]})
+    >>> run.set_index("query_id").ireval.evaluate(qrels, ["P@2", "RR"]).values.tolist()
+    [['q1', 'P@2', 0.5], ['q1', 'RR', 1.0]]
+    >>> preds = pd.DataFrame({"label": [1, 0, 1], "prob": [0.9, None, 0.2]})
+    >>> preds.ireval.scores("label", "prob")
+    Traceback (most recent call last):
+    ValueError: 1 NaN values in predictions column 'prob' (first at row 1, counting from 0); drop or fill them
+    """
 
     def __init__(self, frame: Any) -> None:
         self._frame = frame
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        namespace = IREvalNamespace(pl.from_pandas(self._frame))
-        return getattr(namespace, method)(*args, **kwargs).to_pandas()
+    def _run(self, name: str, arguments: dict[str, Any]) -> Any:
+        role = "run" if name in _RANKING else "predictions"
+        wanted = _column_names(arguments)
+        frames = {role: _to_polars(self._frame, role, wanted)}
+        qrels = arguments.get("qrels")
+        if "qrels" in arguments:
+            if _is_pandas(qrels):
+                frames["qrels"] = _to_polars(qrels, "qrels", wanted)
+                arguments["qrels"] = frames["qrels"].frame
+            elif not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+                raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
+        labels = {label: name for frame in frames.values() for name, label in frame.labels.items()}
+        namespace = IREvalNamespace(frames[role].frame)
+        try:
+            result = getattr(namespace, name)(**_polars_arguments(arguments, labels))
+        except (ValueError, TypeError) as error:
+            if isinstance(error, pl.exceptions.PolarsError):
+                raise
+            raise _rethrow(error, frames) from None
+        back = {name: label for name, label in frames[role].labels.items() if name in result.columns}
+        out = result.to_pandas()
+        return out.rename(columns=back) if back else out
 
-    def judge(self, qrels: Any, **options: Any) -> Any:
-        """Run joined with judgements; see :meth:`frame_eval.polars_ns.IREvalNamespace.judge`."""
-        return self._call("judge", qrels, **options)
-
-    def evaluate(self, qrels: Any, measures: Any = None, **options: Any) -> Any:
-        """Per-query values; see :meth:`frame_eval.polars_ns.IREvalNamespace.evaluate`."""
-        args = (qrels,) if measures is None else (qrels, measures)
-        return self._call("evaluate", *args, **options)
-
-    def summarize(self, qrels: Any, measures: Any = None, **options: Any) -> Any:
-        """Means over queries; see :meth:`frame_eval.polars_ns.IREvalNamespace.summarize`."""
-        args = (qrels,) if measures is None else (qrels, measures)
-        return self._call("summarize", *args, **options)
-
-    def confusion(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
-        """Confusion counts; see :meth:`frame_eval.polars_ns.IREvalNamespace.confusion`."""
-        return self._call("confusion", actual, predicted, **options)
-
-    def rates(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
-        """Rates, tidy long; see :meth:`frame_eval.polars_ns.IREvalNamespace.rates`."""
-        return self._call("rates", actual, predicted, **options)
-
-    def confusion_matrix(self, actual: str = "actual", predicted: str = "predicted", **options: Any) -> Any:
-        """K x K matrix, tidy long; see :meth:`frame_eval.polars_ns.IREvalNamespace.confusion_matrix`."""
-        return self._call("confusion_matrix", actual, predicted, **options)
-
-    def roc(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
-        """ROC curve points; see :meth:`frame_eval.polars_ns.IREvalNamespace.roc`."""
-        return self._call("roc", actual, score, **options)
-
-    def pr_curve(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
-        """Precision-recall curve points; see :meth:`frame_eval.polars_ns.IREvalNamespace.pr_curve`."""
-        return self._call("pr_curve", actual, score, **options)
-
-    def scores(self, actual: str = "actual", score: Any = "score", **options: Any) -> Any:
-        """ROC AUC, average precision, ...; see :meth:`frame_eval.polars_ns.IREvalNamespace.scores`."""
-        return self._call("scores", actual, score, **options)
+    judge = _generated("judge")
+    evaluate = _generated("evaluate")
+    summarize = _generated("summarize")
+    confusion = _generated("confusion")
+    rates = _generated("rates")
+    confusion_matrix = _generated("confusion_matrix")
+    roc = _generated("roc")
+    pr_curve = _generated("pr_curve")
+    scores = _generated("scores")
 
 
 def _register_now() -> None:
