@@ -69,6 +69,17 @@ class PandasIREval:
         return self._call("scores", actual, score, **options)
 
 
+    # -- comparing systems (frame_eval.compare) ----------------------------------------------
+
+    def compare(self, baseline: Any = None, **options: Any) -> Any:
+        """Paired significance tests; see :func:`frame_eval.compare.compare`."""
+        return self._call("compare", baseline, **options)
+
+    def intervals(self, **options: Any) -> Any:
+        """Means with confidence intervals; see :func:`frame_eval.compare.intervals`."""
+        return self._call("intervals", **options)
+
+
 def _register_now() -> None:
     import pandas as pd
 
