@@ -79,6 +79,12 @@ class PandasIREval:
         """Means with confidence intervals; see :func:`frame_eval.compare.intervals`."""
         return self._call("intervals", **options)
 
+    def report(self, format: str = "markdown", **options: Any) -> str:
+        """Markdown or LaTeX results table; see :func:`frame_eval.compare.report`."""
+        from frame_eval.compare import report
+
+        return report(self._frame, format, **options)  # type: ignore[arg-type]
+
 
 def _register_now() -> None:
     import pandas as pd

@@ -458,6 +458,12 @@ class IREvalNamespace(Generic[FrameT]):
 
         return intervals(self._frame, **options)  # type: ignore[return-value]
 
+    def report(self, format: str = "markdown", **options: Any) -> str:
+        """This comparison result as a Markdown or LaTeX table; see :func:`frame_eval.compare.report`."""
+        from frame_eval.compare import report
+
+        return report(self._frame, format, **options)  # type: ignore[arg-type]
+
 
 def register() -> None:
     """Register ``.ireval`` on polars DataFrame and LazyFrame (idempotent)."""

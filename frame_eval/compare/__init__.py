@@ -12,5 +12,6 @@ from __future__ import annotations
 from frame_eval.compare.corrections import adjust
 from frame_eval.compare.frame import compare
 from frame_eval.compare.intervals import intervals
+from frame_eval.compare.report import report
 
-__all__ = ["adjust", "compare", "intervals"]
+__all__ = ["adjust", "compare", "intervals", "report"]

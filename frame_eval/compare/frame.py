@@ -11,7 +11,8 @@ from frame_eval.compare import corrections, significance
 from frame_eval.compare.paired import Missing, pair, statistics
 
 OUTPUT = ["baseline", "metric", "test", "n", "mean", "baseline_mean", "diff", "ci_low", "ci_high",
-          "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses", "missing", "n_missing"]
+          "p_value", "p_adjusted", "correction",
+          "effect_size", "wins", "ties", "losses", "missing", "n_missing"]
 
 
 def single_by(by: str | Sequence[str]) -> str:
@@ -95,7 +96,7 @@ def compare(
     baseline, measure and test order given::
 
         [<by>, baseline, metric, test, n, mean, baseline_mean, diff, ci_low, ci_high,
-         p_value, p_adjusted, effect_size, wins, ties, losses, missing, n_missing]
+         p_value, p_adjusted, correction, effect_size, wins, ties, losses, missing, n_missing]
 
     ``diff = mean - baseline_mean`` (the mean of the paired differences);
     ``ci_low, ci_high`` its interval at ``level`` (Student's t, or the
@@ -198,7 +199,9 @@ def compare(
     ]
     result = pl.concat(parts).sort(["_s", "_b", "_m", "_t"], maintain_order=True)
     result = corrections.adjust(result, "p_value", ["_m", "_t"], correction, order=["_s", "_b"])
-    result = result.with_columns(pl.lit(missing).alias("missing")).rename(
+    result = result.with_columns(
+        pl.lit(corrections.canonical(correction)).alias("correction"), pl.lit(missing).alias("missing")
+    ).rename(
         {"_s": system, "_b": "baseline", "_m": "metric"}
     ).select(system, *OUTPUT)
     return result.lazy() if lazy_in else result
