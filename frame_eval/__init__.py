@@ -14,7 +14,7 @@ installed) :class:`pandas.DataFrame`.
 
 from __future__ import annotations
 
-from frame_eval import classification, ranking
+from frame_eval import classification, compare, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
 from frame_eval.io import read_trec_qrels, read_trec_run, scan_trec_qrels, scan_trec_run
@@ -24,6 +24,7 @@ __all__ = [
     "Measure",
     "MeasureSpec",
     "classification",
+    "compare",
     "measure",
     "measures",
     "parse_measures",

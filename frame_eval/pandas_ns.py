@@ -385,6 +385,22 @@ class PandasIREval:
     pr_curve = _generated("pr_curve")
     scores = _generated("scores")
 
+    # -- comparing systems (frame_eval.compare) ----------------------------------------------
+
+    def compare(self, baseline: Any = None, **options: Any) -> Any:
+        """Paired significance tests; see :func:`frame_eval.compare.compare`."""
+        return self._run("compare", {"baseline": baseline, **options})
+
+    def intervals(self, **options: Any) -> Any:
+        """Means with confidence intervals; see :func:`frame_eval.compare.intervals`."""
+        return self._run("intervals", dict(options))
+
+    def report(self, format: str = "markdown", **options: Any) -> str:
+        """Markdown or LaTeX results table; see :func:`frame_eval.compare.report`."""
+        from frame_eval.compare import report
+
+        return report(self._frame, format, **options)  # type: ignore[arg-type]
+
 
 def _register_now() -> None:
     import pandas as pd

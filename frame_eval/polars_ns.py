@@ -463,6 +463,37 @@ class IREvalNamespace(Generic[FrameT]):
         return self._finish(result)
 
 
+    # -- comparing systems (frame_eval.compare) ----------------------------------------------
+
+    def compare(self, baseline: Any = None, **options: Any) -> FrameT:
+        """Paired significance tests of this frame's systems; see :func:`frame_eval.compare.compare`.
+
+        The frame is per-query values, long (the output of :meth:`evaluate`).
+        Collects the data; a LazyFrame gives a LazyFrame.
+
+        >>> import polars as pl, frame_eval as fe
+        >>> per_query = pl.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "query_id": [1, 2, 3] * 2,
+        ...                           "metric": ["AP"] * 6, "value": [0.1, 0.5, 0.3, 0.2, 0.6, 0.5]})
+        >>> per_query.ireval.compare("a", tests="sign").select("system", "wins", "p_value").rows()
+        [('b', 3, 0.25)]
+        """
+        from frame_eval.compare import compare
+
+        return compare(self._frame, baseline, **options)  # type: ignore[return-value]
+
+    def intervals(self, **options: Any) -> FrameT:
+        """Each system's mean with a confidence interval; see :func:`frame_eval.compare.intervals`."""
+        from frame_eval.compare import intervals
+
+        return intervals(self._frame, **options)  # type: ignore[return-value]
+
+    def report(self, format: str = "markdown", **options: Any) -> str:
+        """This comparison result as a Markdown or LaTeX table; see :func:`frame_eval.compare.report`."""
+        from frame_eval.compare import report
+
+        return report(self._frame, format, **options)  # type: ignore[arg-type]
+
+
 def register() -> None:
     """Register ``.ireval`` on polars DataFrame and LazyFrame (idempotent)."""
     if not hasattr(pl.DataFrame, "ireval"):
