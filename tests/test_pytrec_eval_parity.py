@@ -106,6 +106,7 @@ def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
 
 @pytest.mark.parametrize("seed", range(40))
 @pytest.mark.parametrize("integer_ids", [False, True])
+@pytest.mark.filterwarnings("ignore:only 0 of the run")  # a case with no judgements at all
 def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
     # near-ties are where 9.x and 10.0 differ: the trec_eval 10.0 binary judges those
     run, qrels = random_case(seed, integer_ids, near_ties=False)
