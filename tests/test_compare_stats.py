@@ -234,6 +234,22 @@ def test_same_bits_for_any_row_order_and_thread_count(tmp_path) -> None:
         assert pl.read_ipc(path_out).equals(reference)
 
 
+def test_degenerate_groups_give_null_not_false_certainty() -> None:
+    one_query = long_frame({"a": [0.1], "b": [0.3]})
+    rows = {r["test"]: r for r in fe.compare.compare(one_query, "a", tests=ALL_TESTS).to_dicts()}
+    assert rows["t"]["p_value"] is None and rows["t"]["ci_low"] is None
+    assert rows["bootstrap"]["p_value"] is None and rows["bootstrap"]["ci_low"] is None
+    assert rows["randomization"]["p_value"] == 1.0  # both sign flips are as extreme
+    assert rows["sign"]["p_value"] == 1.0 and rows["wilcoxon"]["p_value"] == 1.0
+    same = long_frame({"a": [0.1, 0.2, 0.3], "b": [0.1, 0.2, 0.3]})
+    rows = {r["test"]: r for r in fe.compare.compare(same, "a", tests=ALL_TESTS).to_dicts()}
+    assert rows["t"]["p_value"] is None and rows["t"]["effect_size"] is None
+    assert rows["wilcoxon"]["p_value"] is None and rows["sign"]["p_value"] is None
+    assert rows["randomization"]["p_value"] == 1.0 and rows["bootstrap"]["p_value"] == 1.0
+    assert (rows["t"]["ci_low"], rows["t"]["ci_high"]) == (0.0, 0.0)
+    assert fe.compare.compare(long_frame({"a": [0.1]}), "a").height == 0
+
+
 def test_missing_extra_names_the_install_command() -> None:
     from frame_eval.compare._optional import need
 
