@@ -24,7 +24,7 @@ def intervals(
     method: Method = "t",
     n_resamples: int = 10_000,
     seed: int = 0,
-) -> pl.DataFrame:
+) -> pl.DataFrame | pl.LazyFrame:
     """The mean of each (system, measure) over its keys with a confidence interval at ``level``.
 
     Returns ``[*by, metric, n, mean, sd, ci_low, ci_high]``, sorted by the
