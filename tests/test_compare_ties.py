@@ -147,3 +147,24 @@ def test_bad_input() -> None:
         tie_aware(judged, ["AP"], ties="docid")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="has no column 'score'"):
         tie_aware(judged.drop("score"), ["AP"])
+
+
+def test_same_bits_for_any_row_order_and_either_engine() -> None:
+    rng = random.Random(1)
+    runs, qrels = [], []
+    for q in range(60):
+        for d in range(30):
+            runs.append((f"s{q % 3}", f"q{q}", f"d{d}", float(rng.randint(0, 8))))  # many ties
+            if rng.random() < 0.4:
+                qrels.append((f"q{q}", f"d{d}", rng.choice([0, 1, 2])))
+    run = pl.DataFrame(runs, schema=["system", "query_id", "doc_id", "score"], orient="row")
+    qrel = pl.DataFrame(qrels, schema=["query_id", "doc_id", "relevance"], orient="row")
+    judged = run.ireval.judge(qrel, by="system")
+    names = ["P@5", "R@10", "AP", "AP@5", "RR", "RR@3", "nDCG", "nDCG@10"]
+    for ties in ("expected", "optimistic", "pessimistic"):
+        reference = tie_aware(judged, names, by="system", ties=ties)
+        for seed in range(2):
+            shuffled = judged.sample(fraction=1.0, shuffle=True, seed=seed)
+            assert tie_aware(shuffled, names, by="system", ties=ties).equals(reference)
+            lazy = tie_aware(shuffled.lazy(), names, by="system", ties=ties)
+            assert lazy.collect(engine="streaming").equals(reference)
