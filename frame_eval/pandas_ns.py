@@ -401,6 +401,10 @@ class PandasIREval:
 
         return report(self._frame, format, **options)  # type: ignore[arg-type]
 
+    def tie_aware(self, measures: Any = ("AP", "nDCG@10", "P@10", "RR"), **options: Any) -> Any:
+        """Tie-aware values of a judged frame; see :func:`frame_eval.compare.tie_aware`."""
+        return self._call("tie_aware", measures, **options)
+
 
 def _register_now() -> None:
     import pandas as pd

@@ -62,7 +62,15 @@ def _require(frame: pl.DataFrame, columns: Sequence[str], name: str) -> None:
 def save(figure: Any, path: str | Path, *, dpi: int = 100) -> list[Path]:
     """Write ``figure`` to ``path``: PNG or SVG by its suffix; without a suffix, both.
 
-    Returns the paths written.
+    Returns the paths written. SVG files carry no creation date, so the
+    same figure gives the same bytes.
+
+    >>> import tempfile, pathlib, polars as pl
+    >>> per_query = pl.DataFrame({"system": ["a", "b"], "metric": ["AP"] * 2, "value": [0.2, 0.4]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = save(distribution(per_query, "AP"), pathlib.Path(folder) / "ap")
+    ...     [(p.suffix, p.stat().st_size > 0) for p in paths]
+    [('.png', True), ('.svg', True)]
     """
     path = Path(path)
     targets = [path] if path.suffix else [path.with_suffix(".png"), path.with_suffix(".svg")]
@@ -136,6 +144,13 @@ def precision_recall(judged: Any, *, by: str | Sequence[str] | None = "system", 
     rank of that query (:func:`pr_points`); otherwise the interpolated
     11-point average over queries (:func:`eleven_point`). ``columns`` may
     name ``rank`` and ``relevance``.
+
+    >>> import polars as pl
+    >>> judged = pl.DataFrame({"system": ["a"] * 3, "query_id": ["q"] * 3, "rank": [1, 2, 3],
+    ...                        "relevance": [0, 1, 1]})
+    >>> line = precision_recall(judged).axes[0].get_lines()[0]
+    >>> line.get_label(), [round(float(y), 4) for y in line.get_ydata()][:3]
+    ('a', [0.6667, 0.6667, 0.6667])
     """
     keys = _keys(by)
     figure = _figure()
@@ -173,6 +188,12 @@ def roc(curve: Any, *, by: str | Sequence[str] | None = "model") -> Any:
 
     Each group's curve starts at the origin (the threshold above every
     score) and follows the rows in threshold order; the diagonal is chance.
+
+    >>> import polars as pl, frame_eval as fe
+    >>> preds = pl.DataFrame({"model": ["m"] * 4, "label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> line = roc(preds.ireval.roc("label", "prob", by="model")).axes[0].get_lines()[0]
+    >>> [float(x) for x in line.get_xdata()], [float(y) for y in line.get_ydata()]
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
     groups, keys = _curve_groups(curve, by, "ROC frame")
     figure = _figure()
@@ -196,6 +217,13 @@ def det(curve: Any, *, by: str | Sequence[str] | None = "model") -> Any:
     A rate p is drawn at the standard normal quantile of p (``statistics.NormalDist``),
     so a classifier with normal scores gives a straight line; points with a
     rate of exactly 0 or 1 have no such quantile and are left out.
+
+    >>> import polars as pl, frame_eval as fe
+    >>> preds = pl.DataFrame({"model": ["m"] * 6, "label": [0, 0, 0, 1, 1, 1],
+    ...                       "prob": [0.1, 0.4, 0.7, 0.35, 0.8, 0.9]})
+    >>> line = det(preds.ireval.roc("label", "prob", by="model")).axes[0].get_lines()[0]
+    >>> [round(float(x), 4) for x in line.get_xdata()], [round(float(y), 4) for y in line.get_ydata()]
+    ([-0.4307, 0.4307], [-0.4307, -0.4307])
     """
     groups, keys = _curve_groups(curve, by, "ROC frame")
     probit = NormalDist().inv_cdf
@@ -258,7 +286,15 @@ def calibration_bins(predictions: Any, actual: str = "actual", score: str = "sco
 
 def calibration(predictions: Any, actual: str = "actual", score: str = "score", *,
                 by: str | Sequence[str] | None = "model", n_bins: int = 10) -> Any:
-    """Reliability diagram: fraction of positives against mean predicted probability per bin."""
+    """Reliability diagram: fraction of positives against mean predicted probability per bin.
+
+    The points are :func:`calibration_bins`; the dotted diagonal is perfect calibration.
+
+    >>> import polars as pl
+    >>> preds = pl.DataFrame({"model": ["m"] * 4, "y": [0, 1, 1, 1], "p": [0.1, 0.15, 0.8, 0.9]})
+    >>> [float(y) for y in calibration(preds, "y", "p", n_bins=2).axes[0].get_lines()[0].get_ydata()]
+    [0.5, 1.0]
+    """
     bins = calibration_bins(predictions, actual, score, by=by, n_bins=n_bins)
     keys = _keys(by)
     figure = _figure()
@@ -282,6 +318,13 @@ def differences(per_query: Any, baseline: Any, measure: str, *, by: str = "syste
     One panel per other system: a bar per key (query) common to both,
     height = system - baseline, sorted from the largest gain to the largest
     loss (ties by key); the title counts wins, ties and losses.
+
+    >>> import polars as pl
+    >>> per_query = pl.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "query_id": [1, 2, 3] * 2,
+    ...                           "metric": ["AP"] * 6, "value": [0.5, 0.5, 0.5, 0.7, 0.4, 0.5]})
+    >>> axes = differences(per_query, "a", "AP").axes[0]
+    >>> [round(float(bar.get_height()), 4) for bar in axes.patches], axes.get_title()
+    ([0.2, 0.0, -0.1], 'b - a: 1 better, 1 equal, 1 worse')
     """
     frame = _eager(per_query, "per-query frame")
     _require(frame, [by, on, metric, value], "per-query frame")
@@ -311,7 +354,15 @@ def differences(per_query: Any, baseline: Any, measure: str, *, by: str = "syste
 
 def distribution(per_query: Any, measure: str, *, by: str = "system", metric: str = "metric",
                  value: str = "value") -> Any:
-    """Box plot of one measure's per-query values for each system (systems in sorted order)."""
+    """Box plot of one measure's per-query values for each system (systems in sorted order).
+
+    Whiskers at 1.5 times the interquartile range (matplotlib's default), the mean as a marker.
+
+    >>> import polars as pl
+    >>> per_query = pl.DataFrame({"system": ["b", "a"], "metric": ["AP"] * 2, "value": [0.2, 0.4]})
+    >>> [t.get_text() for t in distribution(per_query, "AP").axes[0].get_xticklabels()]
+    ['a', 'b']
+    """
     frame = _eager(per_query, "per-query frame")
     _require(frame, [by, metric, value], "per-query frame")
     rows = frame.filter(pl.col(metric) == measure).sort(by)

@@ -493,6 +493,13 @@ class IREvalNamespace(Generic[FrameT]):
 
         return report(self._frame, format, **options)  # type: ignore[arg-type]
 
+    def tie_aware(self, measures: Any = ("AP", "nDCG@10", "P@10", "RR"), **options: Any) -> FrameT:
+        """Expected / optimistic / pessimistic values over tied scores of this judged frame
+        (the output of :meth:`judge`); see :func:`frame_eval.compare.tie_aware`."""
+        from frame_eval.compare import tie_aware
+
+        return tie_aware(self._frame, measures, **options)
+
 
 def register() -> None:
     """Register ``.ireval`` on polars DataFrame and LazyFrame (idempotent)."""

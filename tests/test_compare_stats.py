@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -228,10 +229,39 @@ def test_same_bits_for_any_row_order_and_thread_count(tmp_path) -> None:
     )
     path_in, path_out = str(tmp_path / "in.arrow"), str(tmp_path / "out.arrow")
     frame.sample(fraction=1.0, shuffle=True, seed=9).write_ipc(path_in)
+    root = str(Path(__file__).resolve().parent.parent)  # this checkout's frame_eval, not an installed one
     for threads in ("1", "3"):
-        env = {**os.environ, "POLARS_MAX_THREADS": threads}
-        subprocess.run([sys.executable, "-c", code, path_in, path_out], check=True, env=env, cwd=os.getcwd())
+        env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": root}
+        subprocess.run([sys.executable, "-c", code, path_in, path_out], check=True, env=env, cwd=root)
         assert pl.read_ipc(path_out).equals(reference)
+
+
+def test_degenerate_groups_give_null_not_false_certainty() -> None:
+    one_query = long_frame({"a": [0.1], "b": [0.3]})
+    rows = {r["test"]: r for r in fe.compare.compare(one_query, "a", tests=ALL_TESTS).to_dicts()}
+    assert rows["t"]["p_value"] is None and rows["t"]["ci_low"] is None
+    assert rows["bootstrap"]["p_value"] is None and rows["bootstrap"]["ci_low"] is None
+    assert rows["randomization"]["p_value"] == 1.0  # both sign flips are as extreme
+    assert rows["sign"]["p_value"] == 1.0 and rows["wilcoxon"]["p_value"] == 1.0
+    same = long_frame({"a": [0.1, 0.2, 0.3], "b": [0.1, 0.2, 0.3]})
+    rows = {r["test"]: r for r in fe.compare.compare(same, "a", tests=ALL_TESTS).to_dicts()}
+    assert rows["t"]["p_value"] is None and rows["t"]["effect_size"] is None
+    assert rows["wilcoxon"]["p_value"] is None and rows["sign"]["p_value"] is None
+    assert rows["randomization"]["p_value"] == 1.0 and rows["bootstrap"]["p_value"] == 1.0
+    assert (rows["t"]["ci_low"], rows["t"]["ci_high"]) == (0.0, 0.0)
+    assert fe.compare.compare(long_frame({"a": [0.1]}), "a").height == 0
+
+
+def test_one_value_column_and_integer_keys() -> None:
+    frame = pl.DataFrame({"run": [1, 1, 1, 2, 2, 2], "fold": [3, 1, 2, 1, 2, 3],
+                          "accuracy": [0.7, 0.8, 0.9, 0.75, 0.85, 0.8]})
+    got = fe.compare.compare(frame, 1, by="run", on="fold", measure=None, value="accuracy", tests="t")
+    rows = got.select("run", "baseline", "metric", "n", "wins", "losses").rows()
+    assert rows == [(2, 1, "accuracy", 3, 1, 2)]  # fold 3 gains, folds 1 and 2 lose
+    ref = stats.ttest_rel([0.75, 0.85, 0.8], [0.8, 0.9, 0.7])
+    assert abs(got["p_value"][0] - ref.pvalue) < TOL
+    means = fe.compare.intervals(frame, by="run", on="fold", measure=None, value="accuracy")
+    assert means.select("run", "metric", "n").rows() == [(1, "accuracy", 3), (2, "accuracy", 3)]
 
 
 def test_missing_extra_names_the_install_command() -> None:

@@ -13,5 +13,6 @@ from frame_eval.compare.corrections import adjust
 from frame_eval.compare.frame import compare
 from frame_eval.compare.intervals import intervals
 from frame_eval.compare.report import report
+from frame_eval.compare.ties import tie_aware
 
-__all__ = ["adjust", "compare", "intervals", "report"]
+__all__ = ["adjust", "compare", "intervals", "report", "tie_aware"]

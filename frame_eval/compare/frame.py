@@ -86,7 +86,7 @@ def compare(
     level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
-) -> pl.DataFrame:
+) -> pl.DataFrame | pl.LazyFrame:
     """Paired significance tests of each system against a baseline (or of all pairs), per measure.
 
     ``frame`` is long, one value per (system, measure, key): the output of

@@ -24,7 +24,7 @@ def intervals(
     method: Method = "t",
     n_resamples: int = 10_000,
     seed: int = 0,
-) -> pl.DataFrame:
+) -> pl.DataFrame | pl.LazyFrame:
     """The mean of each (system, measure) over its keys with a confidence interval at ``level``.
 
     Returns ``[*by, metric, n, mean, sd, ci_low, ci_high]``, sorted by the
@@ -94,6 +94,7 @@ def intervals(
         high = [None if h is None else mm + h for mm, h in zip(m, half, strict=True)]
     else:
         bounds = [resampling.bootstrap(xs, n_resamples, seed, level)[1:] for xs in out["_x"].to_list()]
+        # (null when n < 2, like the t interval)
         low, high = [b[0] for b in bounds], [b[1] for b in bounds]
     out = out.with_columns(
         pl.Series("ci_low", low, dtype=pl.Float64), pl.Series("ci_high", high, dtype=pl.Float64)

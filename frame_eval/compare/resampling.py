@@ -24,6 +24,7 @@ draws the same indices); ``means`` is the mean of each resample.
 The confidence interval of the mean difference is the percentile interval
 of ``means`` (``numpy.percentile``, linear). The p-value tests a zero mean
 difference by the shift method: ``(1 + #{|means - mean(d)| >= |mean(d)| - g}) / (n_resamples + 1)``.
+With fewer than two pairs the bootstrap p-value and interval are null.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def bootstrap(d: Any, n_resamples: int, seed: int, level: float) -> Bounds:
     """``(p_value, ci_low, ci_high)`` of the paired bootstrap (see the module docstring)."""
     np = need("numpy")
     d = np.asarray(d, dtype=float)
-    if d.size == 0:
+    if d.size < 2:  # one pair resamples to itself: no spread to judge the difference by
         return None, None, None
     means = bootstrap_means(d, n_resamples, seed)
     observed = d.mean()
