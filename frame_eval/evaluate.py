@@ -27,6 +27,7 @@ from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_f
 from frame_eval.registry import Measure, resolve_each
 
 Shape = Literal["long", "wide"]
+Ties = Literal["docid", "expected", "optimistic", "pessimistic"]
 Labels = Literal["canonical", "as_given"]
 Names = Literal["canonical", "safe"]
 MeasureArg = str | Measure | Iterable[str | Measure | Any]
@@ -109,11 +110,17 @@ def per_query_wide(
     depth: int | None,
     duplicates: Duplicates,
     strict: bool = False,
+    ties: Ties = "docid",
 ) -> pl.LazyFrame:
     """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys."""
     measures = _unique(pairs)
     _check_names(cols.query_keys, [label for _, label in pairs])
     options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
+    if ties != "docid":
+        long = tie_aware_long(run, qrels, pairs, cols, ties, **options)
+        return long.group_by(cols.query_keys).agg(
+            pl.col("value").filter(pl.col("metric") == label).first().alias(label) for _, label in pairs
+        ).sort(cols.query_keys)
     if any(m.spec.reads_unjudged for m in measures):
         judged, problems = judged_frame(run, qrels, cols, **options)
     else:
@@ -132,6 +139,39 @@ def per_query_wide(
     return _checks.attach(per_query, problems)
 
 
+def tie_aware_long(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    pairs: Sequence[tuple[Measure, str]],
+    cols: RunColumns,
+    ties: Ties,
+    **options: Any,
+) -> pl.LazyFrame:
+    """``[*by, query_id, metric, value, straddling]``: values over the orderings of tied scores
+    (see :mod:`frame_eval.compare.ties`), labelled as asked."""
+    _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
+    from frame_eval.compare.ties import tie_aware  # the ties module reads the judged frame
+
+    measures = _unique(pairs)
+    other = [m.name for m in measures if set(dict(m.params)) - {"rel"}]
+    if other:
+        raise ValueError(f"ties={ties!r} computes the trec_eval forms only; {other[0]} has other parameters")
+    rels = {dict(m.params).get("rel", 1) for m in measures}
+    if len(rels) > 1:
+        raise ValueError(f"ties={ties!r} takes one relevance level for all measures, got {sorted(rels)}")
+    names = [m.spec.name + ("" if m.cutoff is None else f"@{m.cutoff}") for m in measures]
+    judged_cols = RunColumns(cols.query_id, cols.doc_id, cols.score, cols.relevance, RANK, cols.by)
+    judged = _checks.attach(*judged_frame(run, qrels, judged_cols, **options))
+    values = tie_aware(judged, names, ties=ties, by=list(cols.by) or None, query_id=cols.query_id,
+                       score=cols.score, rank=RANK, relevance=cols.relevance, rel=rels.pop())
+    name_of = {m.name: name for m, name in zip(measures, names, strict=True)}
+    labelled_rows = [
+        values.filter(pl.col("metric") == name_of[m.name]).with_columns(pl.lit(label).alias("metric"))
+        for m, label in pairs
+    ]
+    return pl.concat(labelled_rows).sort(cols.query_keys, maintain_order=True)
+
+
 def evaluate(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -145,13 +185,20 @@ def evaluate(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    ties: Ties = "docid",
 ) -> pl.LazyFrame:
-    """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure)."""
+    """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure).
+
+    With ``ties`` other than ``"docid"``, the long form has a ``straddling`` column too.
+    """
     _choice("shape", shape, ("long", "wide"))
+    _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
     pairs = labelled(measures, labels=labels, names=names)
-    wide = per_query_wide(
-        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
-    )
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
+    if ties != "docid" and shape == "long":
+        _check_names(cols.query_keys, ["metric", "value", "straddling"])
+        return tie_aware_long(run, qrels, pairs, cols, ties, **options)
+    wide = per_query_wide(run, qrels, pairs, cols, **options, ties=ties)
     if shape == "wide":
         return wide
     _check_names(cols.query_keys, ["metric", "value"])
@@ -171,6 +218,8 @@ def summarize(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    ties: Ties = "docid",
+    ci: float | None = None,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
 
@@ -179,11 +228,15 @@ def summarize(
     number of queries: the same bits whatever the row order, thread count or engine.
     """
     _choice("shape", shape, ("long", "wide"))
+    _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
+    if ci is not None and (shape != "long" or isinstance(ci, bool) or not 0 < ci < 1):
+        raise ValueError(f"ci is a confidence level between 0 and 1 (with shape='long'), got {ci!r}")
     pairs = labelled(measures, labels=labels, names=names)
     _check_names(cols.by, ["metric", "value", "num_q"] if shape == "long" else ["num_q"])
     wide = per_query_wide(
-        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
-    )
+        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+        ties=ties,
+    ).cache()  # read by the summary and, with ci, by the intervals
     order = pl.col(cols.query_id).cast(pl.String)
     aggs = []
     for m, label in pairs:
@@ -198,4 +251,44 @@ def summarize(
     if shape == "wide":
         return totals
     long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
-    return long.select(*cols.by, "metric", "value", "num_q")
+    long = long.select(*cols.by, "metric", "value", "num_q")
+    if ci is None:
+        return long
+    bounds = _t_intervals(wide, pairs, cols, ci)
+    return long.join(bounds, on=[*cols.by, "metric"], how="left", maintain_order="left")
+
+
+def _t_intervals(
+    wide: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns, level: float
+) -> pl.LazyFrame:
+    """``[*by, metric, ci_low, ci_high]``: mean +- t(level, n - 1) sd / sqrt(n) over the queries,
+    sums of squares added in the summary's order; null for counts and for fewer than 2 queries.
+    The t quantile comes from SciPy (the ``[stats]`` extra) when the result is collected."""
+    from frame_eval.compare import distributions  # imports SciPy only when called
+
+    def quantile(n: pl.Series, **_: object) -> pl.Series:
+        sizes = n.to_list()
+        usable = [k - 1 for k in sizes if k is not None and k > 1]
+        found = iter(distributions.t_quantile((1 + level) / 2, usable) if usable else [])
+        return pl.Series([next(found) if k is not None and k > 1 else None for k in sizes], dtype=pl.Float64)
+
+    order = pl.col(cols.query_id).cast(pl.String)
+    parts = []
+    for m, label in pairs:
+        x = pl.col(label)
+        mean = ordered_sum(x, order) / pl.len()
+        squares = ordered_sum((x - mean) ** 2, order)
+        summary = [pl.len().alias("n"), mean.alias("mean"), squares.alias("squares")]
+        frame = wide.group_by(list(cols.by)).agg(summary) if cols.by else wide.select(summary)
+        labelled_frame = frame.with_columns(metric=pl.lit(label), kind=pl.lit(m.spec.aggregate))
+        parts.append(labelled_frame)
+    stats = pl.concat(parts)
+    sd = (pl.col("squares") / (pl.col("n") - 1)).sqrt()
+    t = pl.col("n").map_batches(quantile, return_dtype=pl.Float64)
+    half = t * sd / pl.col("n").cast(pl.Float64).sqrt()
+    usable = (pl.col("n") > 1) & (pl.col("kind") == "mean")
+    return stats.select(
+        *cols.by, "metric",
+        pl.when(usable).then(pl.col("mean") - half).alias("ci_low"),
+        pl.when(usable).then(pl.col("mean") + half).alias("ci_high"),
+    )

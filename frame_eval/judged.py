@@ -393,16 +393,49 @@ def judge_lazy(
     depth: int | None = None,
     duplicates: Duplicates = "error",
     strict: bool = False,
+    ties: Literal["docid", "optimistic", "pessimistic"] = "docid",
 ) -> pl.LazyFrame:
     """The judged frame, lazily; see the module docstring for the rules.
 
     Columns: ``[*by, query_id, doc_id, rank, relevance, score, <other run columns>]``,
     sorted by the query keys and rank, missed documents last. Bad data raises on collect.
+    ``ties="optimistic"`` (``"pessimistic"``) orders documents with equal scores by
+    judgement, highest (lowest) first, then by doc_id as trec_eval does: the best (worst)
+    ranking the scores allow. ``depth`` then keeps the first ``depth`` of that order.
     """
+    if ties not in ("docid", "optimistic", "pessimistic"):
+        hint = " (an expected value has no single ranking: use evaluate(ties='expected'))"
+        raise ValueError(f"ties must be 'docid', 'optimistic' or 'pessimistic', got {ties!r}"
+                         + (hint if ties == "expected" else ""))
     frame, problems = judged_frame(
-        run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
+        run, qrels, cols, complete=complete, depth=None if ties != "docid" else depth,
+        duplicates=duplicates, strict=strict,
     )
+    if ties != "docid":
+        frame = _rerank_ties(frame, cols, best_first=ties == "optimistic", depth=depth)
     return _checks.attach(frame, problems)
+
+
+def _rerank_ties(
+    frame: pl.LazyFrame, cols: RunColumns, *, best_first: bool, depth: int | None
+) -> pl.LazyFrame:
+    """Rank the retrieved rows again: score, then judgement (best or worst first), then the
+    trec_eval rank; with ``depth``, rows past it leave the ranking (judged ones stay as missed)."""
+    keys = cols.query_keys
+    judgement = pl.col(cols.relevance).fill_null(0).clip(lower_bound=0)
+    order = pl.struct(cols.score, judgement if best_first else -judgement, -pl.col(cols.rank).cast(pl.Int64))
+    new_rank = order.rank("ordinal", descending=True).over(keys).cast(pl.UInt32).alias(cols.rank)
+    retrieved = frame.filter(pl.col(cols.rank).is_not_null()).with_columns(new_rank)
+    frame = pl.concat([retrieved, frame.filter(pl.col(cols.rank).is_null())])
+    if depth is not None and depth < _RANK_LIMIT:
+        beyond = pl.col(cols.rank) > depth
+        frame = frame.filter(~beyond.fill_null(False) | pl.col(cols.relevance).is_not_null())
+        run_columns = [c for c in frame.collect_schema().names()
+                       if c not in (*keys, cols.doc_id, cols.rank, cols.relevance)]
+        frame = frame.with_columns(
+            pl.when(~beyond.fill_null(False)).then(pl.col(c)).alias(c) for c in [cols.rank, *run_columns]
+        )
+    return frame.sort([*keys, cols.rank, cols.doc_id], nulls_last=True)
 
 
 def evaluation_frame(

@@ -403,7 +403,7 @@ class PandasIREval:
 
     def tie_aware(self, measures: Any = ("AP", "nDCG@10", "P@10", "RR"), **options: Any) -> Any:
         """Tie-aware values of a judged frame; see :func:`frame_eval.compare.tie_aware`."""
-        return self._call("tie_aware", measures, **options)
+        return self._run("tie_aware", {"measures": measures, **options})
 
 
 def _register_now() -> None:

@@ -7,7 +7,7 @@ shared core and collects only when the caller's frame was eager.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import polars as pl
 
@@ -66,6 +66,7 @@ class IREvalNamespace(Generic[FrameT]):
         depth: int | None = None,
         duplicates: Duplicates = "error",
         strict: bool = False,
+        ties: Literal["docid", "optimistic", "pessimistic"] = "docid",
     ) -> FrameT:
         """Join this run with its judgements: one row per ranked or missed judged document.
 
@@ -95,6 +96,10 @@ class IREvalNamespace(Generic[FrameT]):
         strict
             When fewer than half of the run's queries have judgements (ids spelled
             differently on the two sides, say), raise instead of warning.
+        ties
+            ``"docid"`` (default): equal scores ordered by doc_id, as trec_eval.
+            ``"optimistic"`` / ``"pessimistic"``: equal scores ordered by judgement,
+            best / worst first (the bounds of ``evaluate(ties=...)``).
 
         Bad data (nulls, NaN, repeated rows) raises a ``ValueError`` naming the column
         and the first offending row, counted from 0 in the frame as given; for a
@@ -112,7 +117,7 @@ class IREvalNamespace(Generic[FrameT]):
         cols = RunColumns(query_id, doc_id, score, relevance, rank, as_by(by))
         result = judge_lazy(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict, ties=ties,
         )
         return self._finish(result)
 
@@ -133,6 +138,7 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        ties: _core.Ties = "docid",
     ) -> FrameT:
         """Score every evaluated query of this run on each measure.
 
@@ -153,6 +159,13 @@ class IREvalNamespace(Generic[FrameT]):
         names
             ``"safe"`` spells labels with letters, digits and underscores only
             (``nDCG@10`` becomes ``nDCG_at_10``), for SQL engines.
+        ties
+            ``"docid"`` (default): trec_eval's order, equal scores by doc_id.
+            ``"expected"``: each measure's mean over every ordering of the documents
+            with equal scores; ``"optimistic"`` / ``"pessimistic"``: its best / worst
+            value over those orderings (P@k, R@k, AP, RR, nDCG; see
+            :mod:`frame_eval.compare.ties`). The long form then has a ``straddling``
+            column: the tie groups that cross the measure's cutoff.
 
         Examples
         --------
@@ -167,7 +180,7 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.evaluate(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names,
+            labels=labels, names=names, ties=ties,
         )
         return self._finish(result)
 
@@ -188,6 +201,8 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        ties: _core.Ties = "docid",
+        ci: float | None = None,
     ) -> FrameT:
         """Average each measure over the evaluated queries (trec_eval's ``all`` lines).
 
@@ -196,8 +211,10 @@ class IREvalNamespace(Generic[FrameT]):
         ``NumRelRet``, ``NumQ``), which are summed. ``num_q`` is the number of
         queries averaged. ``shape="wide"`` gives ``[*by, <one column per measure>, num_q]``.
         Values are added query after query in the text order of the query ids (as
-        trec_eval does) and divided once: the same bits on every call. Other parameters
-        as in :meth:`evaluate`.
+        trec_eval does) and divided once: the same bits on every call. ``ci=0.95`` adds
+        ``ci_low`` and ``ci_high``, the Student's t interval of each mean over the queries
+        (see :func:`frame_eval.compare.intervals`; needs the ``[stats]`` extra). Other
+        parameters as in :meth:`evaluate`.
 
         Examples
         --------
@@ -213,7 +230,7 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.summarize(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names,
+            labels=labels, names=names, ties=ties, ci=ci,
         )
         return self._finish(result)
 

@@ -2,7 +2,7 @@
 
 trec_eval orders documents with equal scores by doc_id, so a measure can
 change when documents are renamed. Here each set of documents of a query
-with the same score (compared in single precision, as the ranking core
+with the same score (compared as doubles, as the ranking core
 does) is a *tie group*, and the value of a measure is taken over every
 ordering of the documents inside each group:
 
@@ -182,7 +182,11 @@ def tie_aware(
             f"judged frame has no column {', '.join(map(repr, absent))}; its columns are {schema.names()!r}; "
             "pass the output of run.ireval.judge(qrels) (and by=, score=, ... for other names)"
         )
-    tie = pl.col(score).cast(pl.Float32)
+    # a judged frame that went through pandas holds NaN for the missed documents' rank
+    floats = [c for c in (rank, relevance) if schema[c].is_float()]
+    if floats:
+        frame = frame.with_columns(pl.col(c).fill_nan(None).cast(pl.Int64) for c in floats)
+    tie = pl.col(score).cast(pl.Float64)
     group = [*keys, "_tie"]
     relevant = (pl.col(relevance).fill_null(0) >= rel).cast(pl.Int64)
     base = frame.with_columns(
@@ -221,7 +225,7 @@ def tie_aware(
             pl.col(m.name).fill_null(0.0) for m in parsed
         )
     else:
-        # retrieved rows re-ranked: score (single precision) descending, then the best (or worst)
+        # retrieved rows re-ranked: score descending, then the best (or worst)
         # judgement first inside each tie group, then the original rank; missed rows keep no rank
         judgement = pl.col(relevance).fill_null(0)
         reranked = ranked.with_columns(judgement.alias("_j_order")).sort(
