@@ -154,8 +154,15 @@ def class_counts(actual: str, predicted: str) -> Counts:
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    """numerator / denominator as Float64; null where the denominator is 0."""
-    return pl.when(denominator != 0).then(numerator.cast(pl.Float64) / denominator.cast(pl.Float64))
+    """numerator / denominator as Float64, one IEEE division per value; null where the denominator is 0.
+
+    Polars divides a column by a scalar (a group's total, say) by multiplying with the scalar's
+    reciprocal, which is not always the correctly rounded quotient: 3 / 5 gives 0.6000000000000001.
+    Adding 0 times the numerator turns the denominator into a column of the numerator's length, so
+    every value is a true division, as NumPy's (and scikit-learn's) are.
+    """
+    top = numerator.cast(pl.Float64)
+    return pl.when(denominator != 0).then(top / (denominator.cast(pl.Float64) + top * 0.0))
 
 
 def fill_undefined(value: pl.Expr, zero_division: float | None) -> pl.Expr:
