@@ -61,6 +61,8 @@ from frame_eval.confusion import (
     check_zero_division,
     class_counts,
     fill_undefined,
+    is_nan,
+    ordered_sum,
     parseable,
     ratio,
 )
@@ -169,9 +171,14 @@ def _balanced_accuracy(c: Counts) -> pl.Expr:
 
 
 def _mcc(c: Counts) -> pl.Expr:
+    # scikit-learn's operations in its order (the multi-class formula on the 2 x 2 matrix), so the bits agree
     tp, fp, fn, tn = (x.cast(pl.Float64) for x in (c.tp, c.fp, c.fn, c.tn))
-    spread = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    return ratio(tp * tn - fp * fn, spread.sqrt())
+    rows, correct = tp + fp + fn + tn, tp + tn
+    support, said = (tn + fp, fn + tp), (tn + fn, fp + tp)  # per class, negative then positive
+    cov_actual_said = correct * rows - (support[0] * said[0] + support[1] * said[1])
+    cov_said = rows * rows - (said[0] * said[0] + said[1] * said[1])
+    cov_actual = rows * rows - (support[0] * support[0] + support[1] * support[1])
+    return ratio(cov_actual_said, (cov_actual * cov_said).sqrt())
 
 
 def _informedness(c: Counts) -> pl.Expr:
@@ -214,17 +221,20 @@ def _multi_error_rate(c: Counts) -> pl.Expr:
 
 
 def _multi_balanced_accuracy(c: Counts) -> pl.Expr:
-    return _recall(c).mean()  # nulls (classes without actual rows) are skipped
+    recall = _recall(c)  # classes without actual rows (null) are left out, as scikit-learn drops them
+    defined = recall.drop_nulls()
+    return ratio(ordered_sum(defined), defined.len())
 
 
 def _multi_mcc(c: Counts) -> pl.Expr:
-    # Gorodkin's R_K: covariances of the actual and predicted one-hot matrices
+    # Gorodkin's R_K: covariances of the actual and predicted one-hot matrices, in scikit-learn's
+    # operations; the sums of products are integers, summed exactly (in any order) before the cast
     rows = c.total.first().cast(pl.Float64)
-    support, said = c.p.cast(pl.Float64), c.pp.cast(pl.Float64)
-    cov_actual_said = c.tp.sum().cast(pl.Float64) * rows - (support * said).sum()
-    cov_said = rows * rows - (said * said).sum()
-    cov_actual = rows * rows - (support * support).sum()
-    return ratio(cov_actual_said, (cov_said * cov_actual).sqrt())
+    support, said = c.p, c.pp
+    cov_actual_said = c.tp.sum().cast(pl.Float64) * rows - (support * said).sum().cast(pl.Float64)
+    cov_said = rows * rows - (said * said).sum().cast(pl.Float64)
+    cov_actual = rows * rows - (support * support).sum().cast(pl.Float64)
+    return ratio(cov_actual_said, (cov_actual * cov_said).sqrt())
 
 
 # -- registry --------------------------------------------------------------------------------------
@@ -340,23 +350,43 @@ def value(m: Measure, counts: Counts) -> pl.Expr:
     return RATES[m.spec.name](counts, **m.kwargs)
 
 
-def averaged(m: Measure, counts: Counts, average: str, zero_division: float | None) -> pl.Expr:
-    """One value from per-class count vectors; see the module docstring for the averages."""
+def averaged(
+    m: Measure, counts: Counts, average: str, zero_division: float | None, order: pl.Expr | None = None
+) -> pl.Expr:
+    """One value from per-class count vectors; see the module docstring for the averages.
+
+    ``order`` sorts the classes (a frame's rows of one group come in no set
+    order); without it the vectors are in class order already. Means add the
+    classes one by one in that order (:func:`~frame_eval.confusion.ordered_sum`),
+    then divide, as scikit-learn's ``np.nanmean`` / ``np.average`` do: the
+    same bits for fewer than 8 classes, and the same bits on every run.
+    ``zero_division=nan`` leaves undefined classes out of macro and weighted
+    means, as scikit-learn does.
+    """
+    if order is not None:
+        counts = Counts(*(x.sort_by(order) for x in (counts.tp, counts.fp, counts.fn, counts.tn)))
+    fill = None if is_nan(zero_division) else zero_division  # NaN: undefined stays out of the means
     whole = WHOLE_MATRIX.get(m.spec.name)
     if whole is not None:
-        return fill_undefined(whole(counts), zero_division)
-    if average == "micro":
+        result = fill_undefined(whole(counts), fill)
+    elif average == "micro":
         summed = Counts(counts.tp.sum(), counts.fp.sum(), counts.fn.sum(), counts.tn.sum())
-        return fill_undefined(value(m, summed), zero_division)
-    per_class = fill_undefined(value(m, counts), zero_division)
-    if average == "macro":
-        return per_class.mean()
-    weight = counts.p.cast(pl.Float64)
-    weight_sum = pl.when(per_class.is_not_null()).then(weight).sum()
-    # like scikit-learn: when the defined classes all have zero support, fall back to the plain mean
-    return pl.when(weight_sum > 0).then((per_class * weight).sum() / weight_sum).otherwise(per_class.mean())
-
-
+        result = fill_undefined(value(m, summed), fill)
+    else:
+        per_class = fill_undefined(value(m, counts), fill)
+        defined = per_class.is_not_null()
+        # macro is np.nanmean: undefined classes count as 0 in the sum and not in the count
+        mean = ratio(ordered_sum(per_class), defined.sum())
+        if average == "macro":
+            result = mean
+        else:
+            # weighted is np.average over the defined classes, weights their support; when those
+            # weights are all 0, the plain mean of the defined classes (as scikit-learn)
+            kept, weight = per_class.filter(defined), counts.p.cast(pl.Float64).filter(defined)
+            weight_sum = ordered_sum(weight)
+            plain = ratio(ordered_sum(kept), kept.len())
+            result = pl.when(weight_sum > 0).then(ordered_sum(kept * weight) / weight_sum).otherwise(plain)
+    return fill_undefined(result, zero_division) if is_nan(zero_division) else result
 
 
 def rate_expr(
@@ -369,8 +399,8 @@ def rate_expr(
 ) -> pl.Expr:
     """The expression behind every public count and rate function."""
     ms = m if isinstance(m, Measure) else measure(m, kind="classification")
-    check_average(average)
-    check_zero_division(zero_division)
+    average = check_average(average)  # type: ignore[assignment]
+    zero_division = check_zero_division(zero_division)
     if average is None:
         if positive is None:
             raise ValueError(

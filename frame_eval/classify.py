@@ -22,7 +22,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -48,6 +48,7 @@ CLASS: Final = "class"
 CURVE_COLUMNS: Final = ("threshold", "tp", "fp", "fn", "tn", "tpr", "fpr", "precision", "recall")
 MeasureArg = str | Measure | Iterable[str | Measure]
 ScoreArg = str | Mapping[Any, str]
+Shape = Literal["long", "wide"]
 
 _ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
 _POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
@@ -194,6 +195,25 @@ def _labels(
     return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME)
 
 
+def _check_shape(shape: Any) -> None:
+    if shape not in ("long", "wide"):
+        raise ValueError(f"shape must be 'long' or 'wide', got {shape!r}")
+
+
+def _shaped(wide: pl.LazyFrame, keys: Sequence[str], names: Mapping[str, str], shape: Shape) -> pl.LazyFrame:
+    """Tidy long ``[*keys, metric, value]``, or ``wide`` with one column per metric, named by it."""
+    if shape == "long":
+        return to_long(wide, keys, names)
+    labels = list(names.values())
+    twice = [label for i, label in enumerate(labels) if label in labels[:i]]
+    if twice:
+        raise ValueError(
+            f"metrics ask for {twice[0]} twice (synonyms name the same measure), and shape='wide' has one "
+            f"column per measure: ask once"
+        )
+    return wide.select(*keys, *(pl.col(k).alias(label) for k, label in names.items()))
+
+
 def _per_group(frame: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:
     if not by:
         return frame.select(exprs)
@@ -261,10 +281,15 @@ def rates(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    shape: Shape = "long",
 ) -> pl.LazyFrame:
-    """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long."""
-    check_average(average)
-    check_zero_division(zero_division)
+    """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long.
+
+    ``shape="wide"`` gives ``[*by, (class,) <one Float64 column per metric>]`` instead.
+    """
+    average = check_average(average)  # type: ignore[assignment]
+    zero_division = check_zero_division(zero_division)
+    _check_shape(shape)
     ms = resolve(DEFAULT_RATES if metrics is None else metrics, "classification")
     for m in ms:
         if m.spec.name not in RATES:
@@ -283,7 +308,7 @@ def rates(
         counts = Counts.columns()
         wide = _per_group(
             class_count_frame(labels, by), by,
-            [averaged(m, counts, average, zero_division).cast(pl.Float64).alias(k)
+            [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
              for k, m in zip(names, ms, strict=True)],
         )
     else:
@@ -304,7 +329,7 @@ def rates(
             *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
               for k, m in zip(names, ms, strict=True)],
         )
-    return _checks.attach(to_long(wide, keys, names), problems)
+    return _checks.attach(_shaped(wide, keys, names, shape), problems)
 
 
 # -- confusion matrix ----------------------------------------------------------------------------
@@ -383,6 +408,12 @@ def _scored(
     rest, with a ``class`` key. Returns the rows, the keys and the data checks.
     """
     score_range = _check_range(score_range)
+    if not isinstance(score, str | Mapping):
+        raise TypeError(
+            f"score must be one column name (a binary problem) or a mapping {{class label: score column}} "
+            f"(one problem per class), got {type(score).__name__} {score!r}; for several score columns of "
+            f"one problem, call once per column"
+        )
     schema = frame.collect_schema()
     per_class = isinstance(score, Mapping)
     score_columns = list(score.values()) if isinstance(score, Mapping) else [score]
@@ -462,13 +493,15 @@ def scores(
     metrics: MeasureArg | None = None,
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
+    shape: Shape = "long",
 ) -> pl.LazyFrame:
-    """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long.
+    """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
 
     ROC AUC, average precision, PR AUC and EER come from one sort of each
     group's scores (:mod:`frame_eval.scored`); other score measures, such as
     ``best_threshold``, from their expressions.
     """
+    _check_shape(shape)
     ms = resolve(SCORE_DEFAULTS if metrics is None else metrics, "classification")
     for m in ms:
         if m.spec.name in RATES:
@@ -499,4 +532,4 @@ def scores(
         wide = extra
     if keys:
         wide = wide.sort(keys)
-    return _checks.attach(to_long(wide, keys, names), problems)
+    return _checks.attach(_shaped(wide, keys, names, shape), problems)

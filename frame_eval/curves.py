@@ -20,12 +20,13 @@ warns there instead.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import polars as pl
 
-from frame_eval.confusion import ACTUAL, AUTO, parseable, ratio
+from frame_eval.confusion import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
 from frame_eval.registry import MeasureSpec, Param, measure, register
 
 __all__ = ["average_precision", "best_threshold", "equal_error_rate", "pr_auc", "roc_auc"]
@@ -64,7 +65,7 @@ def points(actual: str, score: str, positive: Any = AUTO) -> Points:
     Counted by binary search in the sorted scores of each side, which is a few
     times faster in a group than a cumulative sum over all rows sorted by score.
     """
-    is_pos = pl.col(actual) == (1 if positive is AUTO else positive)
+    is_pos = is_positive(actual, positive)
     raw = pl.col(score).cast(pl.Float64)
     keep = is_pos.is_not_null() & raw.is_not_nan()  # null and NaN scores give null: dropped
     label, value = is_pos.filter(keep), raw.filter(keep)
@@ -74,7 +75,7 @@ def points(actual: str, score: str, positive: Any = AUTO) -> Points:
         ordered = side.sort()
         return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
 
-    positives = label.sum().cast(pl.Int64)
+    positives = checked(label.sum().cast(pl.Int64), [actual], positive)  # every measure reads it
     return Points(
         threshold=thresholds,
         tp=at_least(value.filter(label)),
@@ -92,60 +93,110 @@ def _args(columns: Any) -> tuple[str, str, Any]:
 
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
     actual, score, positive = _args(columns)
-    is_pos = pl.col(actual) == (1 if positive is AUTO else positive)
+    is_pos = is_positive(actual, positive)
     raw = pl.col(score).cast(pl.Float64)
     keep = is_pos.is_not_null() & raw.is_not_nan()
     label, value = is_pos.filter(keep), raw.filter(keep)
-    # Mann-Whitney: the chance that a random positive outscores a random negative, ties counting 1/2
-    rank_sum = pl.when(label).then(value.rank("average")).sum()
-    positives = label.sum().cast(pl.Float64)
-    negatives = label.len().cast(pl.Float64) - positives
-    return ratio(rank_sum - positives * (positives + 1.0) / 2.0, positives * negatives)
+    # Mann-Whitney from average ranks, doubled to integers: twice the positive-negative pairs in order,
+    # ties counting 1/2, exact in any order; the same integer as roc_auc_of's trapezoids
+    twice_rank_sum = pl.when(label).then((2 * value.rank("average")).cast(pl.Int64)).sum()
+    positives = checked(label.sum().cast(pl.Int64), [actual], positive)
+    negatives = label.len().cast(pl.Int64) - positives
+    twice_pairs = twice_rank_sum - positives * (positives + 1)
+    return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
 
 
 def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
-    pts = points(*_args(columns))
-    new_hits = (pts.tp - pts.tp.shift(1, fill_value=0)).cast(pl.Float64)
-    return ratio((new_hits * pts.precision).sum(), pts.positives)
+    return _area_of_points("average_precision", columns)
 
 
 def _build_pr_auc(columns: Any, cutoff: float | None) -> pl.Expr:
-    pts = points(*_args(columns))
-    recall, precision = pts.tpr, pts.precision
-    # trapezoids from scikit-learn's start point (recall 0, precision 1)
-    width = recall - recall.shift(1, fill_value=0.0)
-    height = (precision + precision.shift(1, fill_value=1.0)) / 2.0
-    return pl.when(pts.positives > 0).then((width * height).sum())
+    return _area_of_points("PR_AUC", columns)
 
 
 def _build_eer(columns: Any, cutoff: float | None) -> pl.Expr:
+    return _area_of_points("EER", columns)
+
+
+# -- the areas, from a group's points (threshold descending) --------------------------------------------
+#
+# A float sum's last bits depend on the order of its additions. ROC AUC is a ratio of two integers
+# (twice the area times P N is an integer), so it is exact up to the one final division: the correctly
+# rounded area, on every call, thread count and engine. Average precision and PR AUC add scikit-learn's
+# terms (the same divisions, differences and products) one after another in the order scikit-learn lists
+# them: the same bits everywhere, and scikit-learn's bits when there are fewer than 8 terms (NumPy adds
+# those one by one too; longer sums NumPy adds pairwise, a few units in the last place away).
+
+def point_terms(
+    tp: pl.Expr, fp: pl.Expr, tp_before: pl.Expr, fp_before: pl.Expr, positives: pl.Expr, negatives: pl.Expr
+) -> dict[str, pl.Expr]:
+    """Each point's share of every area, from its counts and those of the point before (0, 0 first).
+
+    The expressions and :mod:`frame_eval.scored` both use these, so the two give the same bits.
+    """
+    recall, recall_before = ratio(tp, positives), ratio(tp_before, positives)
+    precision = ratio(tp, tp + fp)
+    precision_before = pl.when(tp_before + fp_before > 0).then(ratio(tp_before, tp_before + fp_before))
+    precision_before = precision_before.otherwise(1.0)  # scikit-learn's point (recall 0, precision 1)
+    fpr, fnr = ratio(fp, negatives), 1.0 - recall
+    fpr_before, fnr_before = ratio(fp_before, negatives), 1.0 - recall_before
+    gap, gap_before = fpr - fnr, fpr_before - fnr_before
+    return {
+        # twice the trapezoid times P N: an integer
+        "ROC_AUC": (fp - fp_before) * (tp + tp_before),
+        # scikit-learn's -sum(diff(recall) * precision[:-1]) term, sign turned (exactly)
+        "average_precision": (recall - recall_before) * precision,
+        # the trapezoid of auc(recall, precision), sign turned (exactly)
+        "PR_AUC": (recall - recall_before) * (precision_before + precision) / 2.0,
+        # where the segment to this point crosses FPR = FNR; the first point with FPR >= FNR (in integers)
+        "EER": fpr_before + (-gap_before / (gap - gap_before)) * (fpr - fpr_before),
+        "EER_crossed": fp * positives >= (positives - tp) * negatives,
+    }
+
+
+def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives: pl.Expr) -> pl.Expr:
+    """One group's ``name`` from its points' :func:`point_terms` (vectors, threshold descending)."""
+    both = (positives > 0) & (negatives > 0)
+    if name == "ROC_AUC":
+        return pl.when(both).then(ratio(terms[name].sum(), 2 * positives * negatives))
+    if name == "EER":
+        return pl.when(both).then(terms["EER"].filter(terms["EER_crossed"]).first())
+    # scikit-learn lists these terms from the lowest threshold up
+    return pl.when(positives > 0).then(ordered_sum(terms[name].reverse()))
+
+
+def _area_of_points(name: str, columns: Any) -> pl.Expr:
     pts = points(*_args(columns))
-    fpr, fnr = pts.fpr, 1.0 - pts.tpr
-    before_fpr, before_fnr = fpr.shift(1, fill_value=0.0), fnr.shift(1, fill_value=1.0)
-    gap, before_gap = fpr - fnr, before_fpr - before_fnr
-    # the first point with FPR >= FNR, compared exactly in integers: fp / N >= fn / P
-    crossed = pts.fp * pts.positives >= (pts.positives - pts.tp) * pts.negatives
-    share = -before_gap / (gap - before_gap)
-    at_crossing = (before_fpr + share * (fpr - before_fpr)).filter(crossed).first()
-    return pl.when((pts.positives > 0) & (pts.negatives > 0)).then(at_crossing)
+    tp_before, fp_before = pts.tp.shift(1, fill_value=0), pts.fp.shift(1, fill_value=0)
+    terms = point_terms(pts.tp, pts.fp, tp_before, fp_before, pts.positives, pts.negatives)
+    return area(name, terms, pts.positives, pts.negatives)
 
 
-def _criterion(pts: Points, criterion: str) -> pl.Expr:
-    if criterion == "accuracy":
-        correct = pts.tp + pts.negatives - pts.fp
-        return ratio(correct, pts.positives + pts.negatives)
-    if criterion == "youden":
-        return pts.tpr - pts.fpr
-    if criterion == "f1":
-        return ratio(2 * pts.tp, pts.tp + pts.fp + pts.positives)
-    # closest_to_01: the smallest squared distance to the corner (FPR 0, TPR 1)
-    return -(pts.fpr.pow(2) + (1.0 - pts.tpr).pow(2))
+def _criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
+    """(an exact Int128 key that orders the points as the criterion does, where the criterion is defined).
+
+    Each criterion is a ratio of integer counts; comparing the floats would decide ties by rounding
+    (Youden's J is 2/3 at two thresholds, as two floats that differ), so each is compared exactly.
+    """
+    big = pl.Int128
+    tp, fp = pts.tp.cast(big), pts.fp.cast(big)
+    positives, negatives = pts.positives.cast(big), pts.negatives.cast(big)
+    both = (pts.positives > 0) & (pts.negatives > 0)
+    if criterion == "accuracy":  # (tp + tn) / total, the total fixed: tp - fp
+        return tp - fp, (pts.positives + pts.negatives) > 0
+    if criterion == "youden":  # tp / P - fp / N, times P N
+        return tp * negatives - fp * positives, both
+    if criterion == "f1":  # 2 tp / (tp + fp + P); distinct ratios of counts < 2^41 differ by >= 2^-82
+        return (tp * pl.lit(1 << 85, big)) // (tp + fp + positives), (pts.positives > 0) | (pts.negatives > 0)
+    # closest_to_01: the smallest (fp / N)^2 + (fn / P)^2, times (P N)^2
+    fn = positives - tp
+    return pl.lit(0, big) - (fp * fp * positives * positives + fn * fn * negatives * negatives), both
 
 
 def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str) -> pl.Expr:
     pts = points(*_args(columns))
-    goodness = _criterion(pts, criterion)
-    return pts.threshold.filter(goodness == goodness.max()).first()
+    key, defined = _criterion(pts, criterion)
+    return pl.when(defined).then(pts.threshold.filter(key == key.max()).max())
 
 
 def _spec(name: str, summary: str, build: Any, *aliases: str, **kwargs: Any) -> MeasureSpec:

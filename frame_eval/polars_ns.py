@@ -287,6 +287,7 @@ class IREvalNamespace(Generic[FrameT]):
         positive: Any = AUTO,
         average: Average | None = None,
         zero_division: float | None = None,
+        shape: _classify.Shape = "long",
     ) -> FrameT:
         """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
 
@@ -308,10 +309,16 @@ class IREvalNamespace(Generic[FrameT]):
             scikit-learn averages; see :mod:`frame_eval.classification`.
             Accuracy, error rate, balanced accuracy and MCC then take their
             multi-class definitions. Excludes a ``positive`` label.
+            ``"binary"`` (scikit-learn's name) is the same as ``None``.
         zero_division
-            Value of a rate whose formula divides by zero; the default leaves
-            it null (and out of macro and weighted means), like scikit-learn's
-            ``zero_division=np.nan``.
+            Value of a rate whose formula divides by zero: any real number
+            (``0``, ``1``, ``np.int64(1)``...). The default leaves it null (and
+            out of macro and weighted means); ``float("nan")`` gives NaN there
+            and, as scikit-learn's ``zero_division=np.nan``, also leaves it
+            out of the means.
+        shape
+            ``"long"`` (``[*by, (class,) metric, value]``) or ``"wide"``
+            (``[*by, (class,) <one Float64 column per metric>]``).
         actual, predicted, by, positive
             As in :meth:`confusion`.
 
@@ -327,7 +334,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.rates(
             to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
-            positive=positive, average=average, zero_division=zero_division,
+            positive=positive, average=average, zero_division=zero_division, shape=shape,
         )
         return self._finish(result)
 
@@ -436,6 +443,7 @@ class IREvalNamespace(Generic[FrameT]):
         metrics: _classify.MeasureArg | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        shape: _classify.Shape = "long",
     ) -> FrameT:
         """Score-based measures of each group, tidy long: ``[*by, (class,) metric, value]``.
 
@@ -463,6 +471,8 @@ class IREvalNamespace(Generic[FrameT]):
         metrics
             Names or :class:`~frame_eval.registry.Measure` objects of score
             measures; label-based rates raise an error naming ``rates()``.
+        shape
+            ``"long"`` or ``"wide"`` (one Float64 column per measure), as in :meth:`rates`.
         actual, score, by, positive, score_range
             As in :meth:`roc`.
 
@@ -475,7 +485,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.scores(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
-            positive=positive, score_range=score_range,
+            positive=positive, score_range=score_range, shape=shape,
         )
         return self._finish(result)
 

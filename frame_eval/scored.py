@@ -7,20 +7,13 @@ each block of tied scores) and read every area off those points with plain
 sums. That is what :func:`score_measures` builds; :func:`frame_eval.classify.rates`
 uses it when it is given a score column.
 
-On the points of a group, threshold descending, with ``tp_i`` / ``fp_i`` the
-positives / negatives scoring at least the i-th threshold (``tp_0 = fp_0 = 0``),
-``P`` and ``N`` the group's positives and negatives:
-
-- ``ROC_AUC = sum_i (fp_i - fp_{i-1}) (tp_i + tp_{i-1}) / 2 / (P N)`` (the
-  trapezoid under the ROC curve, which equals the Mann-Whitney statistic with
-  ties counted one half); null unless ``P > 0`` and ``N > 0``.
-- ``average_precision = sum_i (tp_i - tp_{i-1}) / P * precision_i`` (scikit-learn's
-  step-wise average precision); null when ``P = 0``.
-- ``PR_AUC``: trapezoids under the precision-recall points, starting at
-  (recall 0, precision 1); null when ``P = 0``.
-- ``EER``: the false positive rate where the ROC's FPR and FNR cross,
-  linearly interpolated between the two points around the crossing; null
-  unless ``P > 0`` and ``N > 0``.
+On the points of a group (threshold descending; ``tp_i`` / ``fp_i`` the
+positives / negatives scoring at least the i-th threshold, ``P`` and ``N``
+the group's positives and negatives) the areas are those of
+:mod:`frame_eval.curves` (``roc_auc_of``, ``average_precision_of``,
+``pr_auc_of``, ``eer_of``): the same expressions on the same points, so the
+two give the same bits. Each sums scikit-learn's terms one by one in a fixed
+order, so the value does not depend on threads, engine or row order.
 """
 
 from __future__ import annotations
@@ -30,14 +23,11 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval.curves import area, point_terms
+
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
 _G, _L, _S = "__fe_group", "__fe_positive", "__fe_score"
-
-
-def _previous(value: pl.Expr, first: pl.Expr, start: float) -> pl.Expr:
-    """The value at the group's previous point; ``start`` at its first point."""
-    return pl.when(first).then(pl.lit(start)).otherwise(value.shift(1))
 
 
 def score_measures(
@@ -53,7 +43,7 @@ def score_measures(
     if unknown:
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
     keys = list(keys)
-    g, lab, s = pl.col(_G), pl.col(_L), pl.col(_S)
+    lab, s = pl.col(_L), pl.col(_S)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
     n, pos_count = pl.col("_n").cast(pl.Int64), pl.col("_P").cast(pl.Int64)
     if keys:
@@ -82,40 +72,19 @@ def score_measures(
     rows = rows.with_columns(k.alias("_k"), tp.alias("tp"))
     # a point ends each run of tied scores, and each group
     block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
-    points = rows.filter(block_end).select(_G, "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P")
-
-    f64 = pl.Float64
-    tp, fp = pl.col("tp").cast(f64), pl.col("fp").cast(f64)
-    pos, neg = pl.col("_P").cast(f64), (pl.col("_n") - pl.col("_P")).cast(f64)
-    first = (g != g.shift(1)).fill_null(True)
-    tp0, fp0 = _previous(tp, first, 0.0), _previous(fp, first, 0.0)
-    precision = tp / (tp + fp)
-    parts = {
-        "ROC_AUC": (fp - fp0) * (tp + tp0) / 2.0,
-        "average_precision": (tp - tp0) * precision,
-        "PR_AUC": (tp - tp0) * (precision + _previous(precision, first, 1.0)) / 2.0,
-    }
-    sums = [parts[n].alias(n) for n in names if n in parts]
-    per_group = points.with_columns(sums).group_by(_G).agg(pl.col(n).sum() for n in names if n in parts)
-    result = totals.join(per_group, on=_G, how="left")
-    if "EER" in names:
-        fpr, fnr = fp / neg, 1.0 - tp / pos
-        before_fpr, before_fnr = _previous(fpr, first, 0.0), _previous(fnr, first, 1.0)
-        gap, before_gap = fpr - fnr, before_fpr - before_fnr
-        crossing = before_fpr + (-before_gap / (gap - before_gap)) * (fpr - before_fpr)
-        # the first point with FPR >= FNR, compared exactly in integers: fp / N >= fn / P
-        crossed = pl.col("fp") * pl.col("_P") >= (pl.col("_P") - pl.col("tp")) * (pl.col("_n") - pl.col("_P"))
-        eer = (
-            points.with_columns(crossing.alias("EER"), crossed.alias("_crossed"))
-            .filter(pl.col("_crossed"))
-            .group_by(_G)
-            .agg(pl.col("EER").first())
-        )
-        result = result.join(eer, on=_G, how="left")
-    both = (pl.col("_P") > 0) & (pl.col("_n") > pl.col("_P"))
-    some = pl.col("_P") > 0
-    defined = {"ROC_AUC": both, "average_precision": some, "PR_AUC": some, "EER": both}
-    scale = {"ROC_AUC": pos * neg, "average_precision": pos, "PR_AUC": pos, "EER": pl.lit(1.0)}
-    return result.select(
-        *keys, *(pl.when(defined[n]).then(pl.col(n) / scale[n]).cast(f64).alias(n) for n in names)
+    points = rows.filter(block_end).select(
+        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
+    )
+    # the expressions' terms and sums on the same points, in the points' order (sorted again in each
+    # group: the streaming engine may hand a group its rows in another order)
+    tp, fp = pl.col("tp").sort_by("_k"), pl.col("fp").sort_by("_k")
+    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
+    terms = point_terms(
+        tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
+    )
+    per_group = points.group_by(_G).agg(
+        area(name, terms, positives, negatives).alias(name) for name in names
+    )
+    return totals.join(per_group, on=_G, how="left").select(
+        *keys, *(pl.col(name).cast(pl.Float64) for name in names)
     )

@@ -242,13 +242,13 @@ def test_roc_and_pr_curves(kind: str) -> None:
         fpr, tpr, thresholds = skm.roc_curve(a, s, drop_intermediate=False)
         assert thresholds[0] == np.inf and fpr[0] == 0 and tpr[0] == 0
         np.testing.assert_array_equal(ours["threshold"].to_numpy(), thresholds[1:])
-        np.testing.assert_allclose(ours["fpr"].to_numpy(), fpr[1:], rtol=0, atol=TOL)
-        np.testing.assert_allclose(ours["tpr"].to_numpy(), tpr[1:], rtol=0, atol=TOL)
+        np.testing.assert_array_equal(ours["fpr"].to_numpy(), fpr[1:])  # one division each: exact
+        np.testing.assert_array_equal(ours["tpr"].to_numpy(), tpr[1:])  # one division each: exact
         precision, recall, pr_thresholds = skm.precision_recall_curve(a, s, drop_intermediate=False)
         assert precision[-1] == 1 and recall[-1] == 0
         np.testing.assert_array_equal(ours["threshold"].to_numpy(), pr_thresholds[::-1])
-        np.testing.assert_allclose(ours["precision"].to_numpy(), precision[-2::-1], rtol=0, atol=TOL)
-        np.testing.assert_allclose(ours["recall"].to_numpy(), recall[-2::-1], rtol=0, atol=TOL)
+        np.testing.assert_array_equal(ours["precision"].to_numpy(), precision[-2::-1])
+        np.testing.assert_array_equal(ours["recall"].to_numpy(), recall[-2::-1])  # one division each: exact
 
 
 @pytest.mark.parametrize("kind", ["binary_int", "binary_bool"])
@@ -307,8 +307,8 @@ def test_one_vs_rest_curves_from_a_score_per_class() -> None:
                 continue
             fpr, tpr, thresholds = skm.roc_curve(a, s, drop_intermediate=False)
             np.testing.assert_array_equal(ours["threshold"].to_numpy(), thresholds[1:])
-            np.testing.assert_allclose(ours["fpr"].to_numpy(), fpr[1:], rtol=0, atol=TOL)
-            np.testing.assert_allclose(ours["tpr"].to_numpy(), tpr[1:], rtol=0, atol=TOL)
+            np.testing.assert_array_equal(ours["fpr"].to_numpy(), fpr[1:])  # one division each: exact
+            np.testing.assert_array_equal(ours["tpr"].to_numpy(), tpr[1:])  # one division each: exact
 
 
 def _reference_eer(fpr: np.ndarray, tpr: np.ndarray) -> float:
@@ -390,8 +390,8 @@ def test_scores_on_small_frames(rows: list[tuple[bool, int]]) -> None:
     assert_close(row[2], skm.auc(recall, precision), "PR AUC")
     fpr, tpr, _ = skm.roc_curve(a, s, drop_intermediate=False)
     curve = frame.ireval.roc("y", "s")
-    np.testing.assert_allclose(curve["fpr"].to_numpy(), fpr[1:], rtol=0, atol=TOL)
-    np.testing.assert_allclose(curve["tpr"].to_numpy(), tpr[1:], rtol=0, atol=TOL)
+    np.testing.assert_array_equal(curve["fpr"].to_numpy(), fpr[1:])  # one division each: exact
+    np.testing.assert_array_equal(curve["tpr"].to_numpy(), tpr[1:])  # one division each: exact
 
 
 @settings(max_examples=80, deadline=None)
