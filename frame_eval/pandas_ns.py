@@ -12,6 +12,7 @@ What the pandas front end adds, and nothing more:
   is raised again, same type, with its message rewritten for pandas users
   (``df['x'].astype('float64')`` for ``pl.col('x').cast(pl.Float64)``,
   pandas dtype names, missing values called missing); see :func:`pandas_message`.
+  The core's warnings are rewritten the same way.
   Rows are counted by position from 0; the message adds the row's index
   label when the frame's index is not the default one.
 - **NaN stays NaN.** A NaN in a float column is reported as NaN; ``None``,
@@ -35,6 +36,7 @@ import importlib.util
 import inspect
 import re
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -214,11 +216,6 @@ _POLARS_DTYPE_WORD = re.compile(
 _ROW = re.compile(r"\brow (?P<row>\d+)\b")
 _NULL = re.compile(r"\bnull values\b")
 _FRAME_TYPES = re.compile(r"\ba polars DataFrame or LazyFrame or a pandas DataFrame\b")
-_COLLECT = re.compile(
-    r",? ?(?:\b(?:when|once|as soon as) (?:you |the result is |it is |they are )?collect(?:ed|s)?\b|"
-    r"\bat collect time\b|\.collect\(\))"
-)
-
 
 def _pandas_dtype(polars_name: str) -> str:
     base = polars_name.split("(", 1)[0]
@@ -241,7 +238,8 @@ def pandas_message(message: str, frames: Mapping[str, _Converted] | None = None)
       ``qrels`` or ``predictions``), other polars dtype names their pandas twin;
     - ``null values`` become missing values (None, NaN or pd.NA);
     - ``row N`` (0-based) gets the row's index label when the index is not the default;
-    - mentions of LazyFrame and of collecting are left out.
+    - mentions of LazyFrame and of collecting are left out (the clause that
+      talks of collecting is dropped).
 
     >>> pandas_message("run column 'score' must be numeric, got String; "
     ...                "cast it, e.g. pl.col('score').cast(pl.Float64)")
@@ -283,13 +281,28 @@ def pandas_message(message: str, frames: Mapping[str, _Converted] | None = None)
     text = _NULL.sub("missing values (None, NaN or pd.NA)", text)
     text = _ROW.sub(row, text)
     text = _FRAME_TYPES.sub("a pandas DataFrame", text)
-    text = _COLLECT.sub("", text)
+    if "collect" in text.lower():  # any other talk of collecting: leave out the clause that says it
+        text = _without_clauses(text, "collect")
     text = re.sub(r"\bLazyFrames?\b", "DataFrame", text)
     text = re.sub(r"\bpolars\b", "pandas", text)
     for frame in frames.values():
         for name, label in frame.labels.items():
             text = text.replace(repr(name), repr(label))
     return text
+
+
+def _without_clauses(text: str, word: str) -> str:
+    """``text`` without the smallest clauses (``; ``, ``. ``, ``, `` separated) that mention ``word``."""
+    sentences = []
+    for sentence in re.split(r"(?<=[;.]) ", text):
+        if word not in sentence.lower():
+            sentences.append(sentence)
+            continue
+        end = sentence[-1] if sentence[-1] in ";." else ""
+        kept = [part for part in sentence.rstrip(";.").split(", ") if word not in part.lower()]
+        if kept:
+            sentences.append(", ".join(kept) + end)
+    return " ".join(sentences).rstrip(";, ")
 
 
 def _rethrow(error: ValueError | TypeError, frames: Mapping[str, _Converted]) -> Exception:
@@ -365,12 +378,16 @@ class PandasIREval:
                 raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
         labels = {label: name for frame in frames.values() for name, label in frame.labels.items()}
         namespace = IREvalNamespace(frames[role].frame)
-        try:
-            result = getattr(namespace, name)(**_polars_arguments(arguments, labels))
-        except (ValueError, TypeError) as error:
-            if isinstance(error, pl.exceptions.PolarsError):
-                raise
-            raise _rethrow(error, frames) from None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = getattr(namespace, name)(**_polars_arguments(arguments, labels))
+            except (ValueError, TypeError) as error:
+                if isinstance(error, pl.exceptions.PolarsError):
+                    raise
+                raise _rethrow(error, frames) from None
+        for warning in caught:  # the core's warnings, also in pandas terms, pointing at the caller
+            warnings.warn(pandas_message(str(warning.message), frames), warning.category, stacklevel=3)
         back = {name: label for name, label in frames[role].labels.items() if name in result.columns}
         out = result.to_pandas()
         return out.rename(columns=back) if back else out

@@ -219,8 +219,9 @@ MESSAGE_PATTERNS = {
     "got Int64 and Float32; pass a polars DataFrame or LazyFrame or a pandas DataFrame":
         "got int64 and float32; pass a pandas DataFrame",
     "3 null values in run column 'q' (first at row 4); raised when you collect the LazyFrame":
-        "3 missing values (None, NaN or pd.NA) in run column 'q' (first at row 4 (0-based)); "
-        "raised the DataFrame",
+        "3 missing values (None, NaN or pd.NA) in run column 'q' (first at row 4 (0-based))",
+    "null values in 'x'. With a LazyFrame this is raised at collect time. Drop them":
+        "missing values (None, NaN or pd.NA) in 'x'. Drop them",
     "(first at row 4, counting from 0)": "(first at row 4, counting from 0)",
 }
 
@@ -327,3 +328,36 @@ def test_inputs_are_never_modified(method: str, call: Callable[[Any, Any], Any],
     assert isinstance(result, pd.DataFrame) and len(result) > 0
     assert_frame_equal(main, before)
     assert_frame_equal(qrels, qrels_before)
+
+
+# -- messages the core may write in future: the layer rewrites them too ---------------------------
+
+def test_new_core_errors_and_warnings_are_rewritten(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core message written later in polars terms still reaches a pandas user in pandas terms."""
+
+    def failing(self: Any, qrels: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            raise KeyError("an internal step")
+        except KeyError:
+            raise TypeError(
+                "qrels column 'grade' is UInt64; cast it, e.g. pl.col('grade').cast(pl.Int64), "
+                "or collect the LazyFrame first"
+            ) from None
+
+    def warning(self: Any, qrels: Any, *args: Any, **kwargs: Any) -> Any:
+        import warnings
+
+        message = "pl.col('query_id') holds few judged queries in this LazyFrame"
+        warnings.warn(message, UserWarning, stacklevel=2)
+        return pl.DataFrame({"query_id": ["q1"]})
+
+    monkeypatch.setattr(IREvalNamespace, "evaluate", failing)
+    with pytest.raises(TypeError) as info:
+        RUN.ireval.evaluate(QRELS)
+    assert str(info.value) == "qrels column 'grade' is uint64; cast it, e.g. df['grade'].astype('int64')"
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    monkeypatch.setattr(IREvalNamespace, "evaluate", warning)
+    expected = r"^df\['query_id'\] holds few judged queries in this DataFrame$"
+    with pytest.warns(UserWarning, match=expected) as caught:
+        RUN.ireval.evaluate(QRELS)
+    assert caught[0].filename == __file__  # points at the caller's line
