@@ -159,11 +159,6 @@ def test_every_front_end_agrees_and_inputs_stay_unchanged(case: tuple[pl.DataFra
     _front_ends_agree(*case, strict=False)
 
 
-@pytest.mark.skip(reason="bug (core): last-bit differences in classification values. Multi-class averages "
-                         "(rates(average='macro'/'weighted')) change from call to call with more than one "
-                         "thread; scores(by=...) average_precision (and PR_AUC) changes with the input row "
-                         "order and between the in-memory and streaming engines. "
-                         "Reproductions in the fuzz suite's report")
 @FUZZ
 @given(prediction_cases())
 def test_values_are_bit_identical_across_calls_engines_and_row_orders(case: tuple[pl.DataFrame, str]) -> None:
