@@ -1,0 +1,79 @@
+"""Ranking measures as polars aggregation expressions, with trec_eval's semantics.
+
+One module per family: :mod:`.counts`, :mod:`.precision`, :mod:`.average_precision`,
+:mod:`.gain`, :mod:`.reciprocal`, :mod:`.interpolated`; each opens with the semantics
+it implements. This package re-exports every public expression function.
+
+Every function here returns an ordinary :class:`polars.Expr` that reduces
+one query's rows of a *judged* frame to one number, so it works in
+``group_by(...).agg(...)``, in ``select`` (the whole frame is one query) and
+in ``over``. A judged frame is what :func:`frame_eval.judge` (or
+``run.ireval.judge(qrels)``) returns: one row per retrieved document with
+its 1-based ``rank``, plus one row per judged document the run missed, with
+a null ``rank``; ``relevance`` is the judgement, null when unjudged.
+
+Shared conventions (trec_eval's):
+
+- A document is relevant when ``relevance >= rel`` (``rel`` defaults to 1;
+  trec_eval's ``-l``). Unjudged (null), judged non-relevant and negatively
+  judged documents are non-relevant.
+- Gains for nDCG are the judgement values; negative and null judgements
+  give no gain. nDCG ignores ``rel``, as trec_eval does.
+- A cutoff ``k`` keeps ranks ``1..k``. Where a measure divides by the number
+  of relevant documents and there are none, the value is 0.
+- The expressions do not depend on row order.
+
+>>> import polars as pl
+>>> import frame_eval as fe
+>>> judged = pl.DataFrame({
+...     "query_id": ["q1", "q1", "q1", "q1"],
+...     "rank": [1, 2, 3, None],
+...     "relevance": [0, 1, None, 2],
+... })
+>>> judged.group_by("query_id").agg(fe.ranking.ap(), fe.ranking.precision(k=2))
+shape: (1, 3)
+┌──────────┬──────┬─────┐
+│ query_id ┆ AP   ┆ P@2 │
+│ ---      ┆ ---  ┆ --- │
+│ str      ┆ f64  ┆ f64 │
+╞══════════╪══════╪═════╡
+│ q1       ┆ 0.25 ┆ 0.5 │
+└──────────┴──────┴─────┘
+"""
+
+from __future__ import annotations
+
+from frame_eval.ranking._common import GUARD, INTERNAL_PREFIX, RANK, RELEVANCE
+from frame_eval.ranking.average_precision import AP, ap
+from frame_eval.ranking.counts import (
+    NUM_Q,
+    NUM_REL,
+    NUM_REL_RET,
+    NUM_RET,
+    num_q,
+    num_rel,
+    num_rel_ret,
+    num_ret,
+)
+from frame_eval.ranking.gain import NDCG, ndcg
+from frame_eval.ranking.interpolated import IPREC, iprec
+from frame_eval.ranking.precision import RPREC, SUCCESS, P, R, precision, r_precision, recall, success
+from frame_eval.ranking.reciprocal import RR, rr
+
+__all__ = [
+    "ap",
+    "iprec",
+    "ndcg",
+    "num_q",
+    "num_rel",
+    "num_rel_ret",
+    "num_ret",
+    "precision",
+    "r_precision",
+    "recall",
+    "rr",
+    "success",
+]
+# specs and shared names, importable as before the split (frame_eval.ranking.AP, .GUARD, ...)
+_SPECS = (AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q)
+_SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)
