@@ -158,6 +158,23 @@ def evaluate(
     return to_long(wide, cols.query_keys, [label for _, label in pairs])
 
 
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor for geometric means
+
+
+def _aggregate(values: pl.Expr, order: pl.Expr, how: str) -> pl.Expr:
+    """Per-query values to one summary, added in ``order`` then divided once (trec_eval's way).
+
+    ``mean``; ``sum``; ``gmean``: ``exp(mean(log(max(value, 0.00001))))``, trec_eval's
+    geometric mean (``gm_map``, ``gm_bpref``). No queries: null for the means.
+    """
+    if how == "sum":
+        return ordered_sum(values, order)
+    if how == "gmean":
+        logs = pl.max_horizontal(values, pl.lit(MIN_GEO_MEAN)).log()
+        return pl.when(pl.len() > 0).then((ordered_sum(logs, order) / pl.len()).exp())
+    return pl.when(pl.len() > 0).then(ordered_sum(values, order) / pl.len())
+
+
 def summarize(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -187,9 +204,7 @@ def summarize(
     order = pl.col(cols.query_id).cast(pl.String)
     aggs = []
     for m, label in pairs:
-        total = ordered_sum(pl.col(label), order)
-        mean = pl.when(pl.len() > 0).then(total / pl.len())  # no queries: no mean (null)
-        aggs.append((total if m.spec.aggregate == "sum" else mean).alias(label))
+        aggs.append(_aggregate(pl.col(label), order, m.spec.aggregate).alias(label))
     num_q = pl.len().cast(pl.Int64).alias("num_q")
     if cols.by:
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))

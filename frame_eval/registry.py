@@ -78,7 +78,8 @@ class MeasureSpec:
     ``build(columns, cutoff, **params)`` returns the (unaliased) polars
     expression; ``columns`` maps role names (``rank``, ``relevance``,
     ``actual``, ...) to column names. ``aggregate`` says how per-group
-    values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
+    values combine into a summary: ``"mean"``, ``"sum"`` (counts) or ``"gmean"``
+    (trec_eval's geometric mean: ``exp(mean(log(max(value, 0.00001))))``).
     ``reads_unjudged`` (default ``True``, the safe choice for a new measure) says that
     a ranking measure may look at unjudged retrieved documents other than the deepest
     one; a measure that declares ``False`` is computed from a compact frame of the
@@ -97,7 +98,7 @@ class MeasureSpec:
     params: tuple[Param, ...] = ()
     cutoff: Literal["none", "optional", "required"] = "none"
     cutoff_type: type = int
-    aggregate: Literal["mean", "sum"] = "mean"
+    aggregate: Literal["mean", "sum", "gmean"] = "mean"
     reads_unjudged: bool = True
     lowest_read: Callable[[Mapping[str, Any]], float] | None = None
     aliases: tuple[str, ...] = ()
@@ -156,7 +157,9 @@ MAX_CUTOFF = 2**63 - 1  # trec_eval's cutoffs are C longs
 _SPECS: dict[str, MeasureSpec] = {}
 # lower-cased name -> spec, per kind: "recall" is R@k for rankings and TP / P for classifiers
 _LOOKUP: dict[str, dict[str, MeasureSpec]] = {"ranking": {}, "classification": {}}
-Shorthand = Callable[[re.Match[str]], tuple[str, dict[str, Any]]]
+# a shorthand gives one (family, params) pair, or a list of them for names that stand for
+# several measures (trec_eval's ``Rprec_mult.0.2,0.4``)
+Shorthand = Callable[[re.Match[str]], tuple[str, dict[str, Any]] | list[tuple[str, dict[str, Any]]]]
 _SHORTHANDS: list[tuple[Kind, re.Pattern[str], Shorthand]] = []
 
 
@@ -178,7 +181,8 @@ def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
     """Accept names matching ``pattern`` (full match, case-insensitive) as ``shorthand(match)``.
 
     ``shorthand`` returns the family name and its parameters, e.g. ``F2`` gives
-    ``("F", {"beta": 2.0})``; a ``"cutoff"`` entry is taken as the cutoff.
+    ``("F", {"beta": 2.0})``; a ``"cutoff"`` entry is taken as the cutoff. A list of such
+    pairs makes the name stand for several measures.
     """
     _SHORTHANDS.append((kind, re.compile(pattern, re.IGNORECASE), shorthand))
 
@@ -311,9 +315,12 @@ def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
         for pattern_kind, pattern, shorthand in _SHORTHANDS:
             m = pattern.fullmatch(text)
             if pattern_kind == kind and m is not None:
-                family, params = shorthand(m)
-                cutoff = params.pop("cutoff", None)
-                measures = [measure(family, cutoff, kind=kind, **params)]
+                found = shorthand(m)
+                measures = []
+                for family, params in found if isinstance(found, list) else [found]:
+                    params = dict(params)
+                    cutoff = params.pop("cutoff", None)
+                    measures.append(measure(family, cutoff, kind=kind, **params))
                 break
         else:
             m = _IR_FORM.match(text)

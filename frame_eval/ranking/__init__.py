@@ -1,8 +1,9 @@
 """Ranking measures as polars aggregation expressions, with trec_eval's semantics.
 
-One module per family: :mod:`.counts`, :mod:`.precision`, :mod:`.average_precision`,
-:mod:`.gain`, :mod:`.reciprocal`, :mod:`.interpolated`; each opens with the semantics
-it implements. This package re-exports every public expression function.
+One module per family: :mod:`.counts`, :mod:`.precision`, :mod:`.set_based`,
+:mod:`.average_precision`, :mod:`.gain`, :mod:`.reciprocal`, :mod:`.interpolated`,
+:mod:`.incomplete` (bpref, infAP, unjudged rates), :mod:`.rank_biased`; each opens with
+the semantics it implements. This package re-exports every public expression function.
 
 Every function here returns an ordinary :class:`polars.Expr` that reduces
 one query's rows of a *judged* frame to one number, so it works in
@@ -44,36 +45,89 @@ shape: (1, 3)
 from __future__ import annotations
 
 from frame_eval.ranking._common import GUARD, INTERNAL_PREFIX, RANK, RELEVANCE
-from frame_eval.ranking.average_precision import AP, ap
+from frame_eval.ranking.average_precision import AP, GM_MAP, ap
 from frame_eval.ranking.counts import (
+    NUM_NONREL_JUDGED_RET,
     NUM_Q,
     NUM_REL,
     NUM_REL_RET,
     NUM_RET,
+    num_nonrel_judged_ret,
     num_q,
     num_rel,
     num_rel_ret,
     num_ret,
 )
-from frame_eval.ranking.gain import NDCG, ndcg
-from frame_eval.ranking.interpolated import IPREC, iprec
-from frame_eval.ranking.precision import RPREC, SUCCESS, P, R, precision, r_precision, recall, success
+from frame_eval.ranking.gain import BIN_G, NDCG, G, bin_g, g, ndcg
+from frame_eval.ranking.incomplete import BPREF, GM_BPREF, INFAP, JUDGED, UNJ, bpref, infap, judged_rate, unj
+from frame_eval.ranking.interpolated import ELEVEN_POINT, IPREC, eleven_point_average, iprec
+from frame_eval.ranking.precision import (
+    RELATIVE_P,
+    RPREC,
+    RPREC_MULT,
+    SUCCESS,
+    P,
+    R,
+    precision,
+    r_precision,
+    recall,
+    relative_precision,
+    rprec_mult,
+    success,
+)
+from frame_eval.ranking.rank_biased import RBP, RBP_RESID, rbp, rbp_resid
 from frame_eval.ranking.reciprocal import RR, rr
+from frame_eval.ranking.set_based import (
+    SET_AP,
+    SET_F,
+    SET_P,
+    SET_R,
+    SET_RELATIVE_P,
+    UTILITY,
+    set_ap,
+    set_f,
+    set_precision,
+    set_recall,
+    set_relative_precision,
+    utility,
+)
 
 __all__ = [
     "ap",
+    "bin_g",
+    "bpref",
+    "eleven_point_average",
+    "g",
+    "infap",
     "iprec",
+    "judged_rate",
     "ndcg",
+    "num_nonrel_judged_ret",
     "num_q",
     "num_rel",
     "num_rel_ret",
     "num_ret",
     "precision",
     "r_precision",
+    "rbp",
+    "rbp_resid",
     "recall",
+    "relative_precision",
+    "rprec_mult",
     "rr",
+    "set_ap",
+    "set_f",
+    "set_precision",
+    "set_recall",
+    "set_relative_precision",
     "success",
+    "unj",
+    "utility",
 ]
 # specs and shared names, importable as before the split (frame_eval.ranking.AP, .GUARD, ...)
-_SPECS = (AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q)
+_SPECS = (
+    AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
+    BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
+    SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET,
+)
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

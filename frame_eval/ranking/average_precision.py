@@ -1,9 +1,11 @@
-"""Average precision (trec_eval's ``map`` and ``map_cut``).
+"""Average precision (trec_eval's ``map``, ``map_cut`` and ``gm_map``).
 
 The precision at the rank of each relevant document retrieved (within the
 cutoff), added in rank order, divided once by ``R``, the query's relevant
 documents, retrieved or not. 0 when ``R`` is 0. Unjudged documents are not
-relevant.
+relevant. ``gm_map`` is the same per-query value summarised by trec_eval's
+geometric mean, ``exp(mean(log(max(AP, 0.00001))))``; trec_eval prints no
+per-query ``gm_map`` line.
 """
 
 from __future__ import annotations
@@ -37,12 +39,19 @@ def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr
     precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
     return _safe_ratio(precision_sum, is_rel.sum())
 
+
 AP = _spec(
     "AP", "average precision: mean over relevant documents of the precision at their rank",
     _build_ap, params=(_REL,), cutoff="optional", aliases=("MAP",), trec_name="map",
     trec_cut_name="map_cut",
     lowest_read=_reads_relevant,
 )
+
+GM_MAP = _spec(
+    "gm_map", "average precision, summarised by the geometric mean (floor 0.00001)", _build_ap,
+    params=(_REL,), aggregate="gmean", aliases=("GMAP",), lowest_read=_reads_relevant,
+)
+
 
 def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
     """Average precision (trec_eval ``map``; with ``k``, ``map_cut.k``).

@@ -1,11 +1,23 @@
-"""Graded gain measures: nDCG (trec_eval's ``ndcg`` and ``ndcg_cut``).
+"""Graded gain measures: nDCG (trec_eval's ``ndcg``, ``ndcg_cut``), ``G`` and ``binG``.
 
 The gain of a document is its judgement (``gain=linear``, trec_eval's) or
-``2**g - 1``; unjudged and negatively judged documents give none. The
+``2**g - 1``, or what a gain table says for its judgement (``gains=1:3;2:9``,
+trec_eval's ``ndcg.1=3,2=9``; judgements the table leaves out keep their
+value); unjudged and negatively judged documents give none. The
 discount of rank ``r`` is ``log2(r + 1)`` (the C library's bits). The
 ideal ranking orders every judged document of the query by gain, whether
 retrieved or not; a cutoff applies to both rankings. 0 when no judged
-document has gain. ``rel`` plays no part, as in trec_eval.
+document has gain. ``rel`` plays no part, as in trec_eval. (trec_eval sorts
+the ideal gains with a comparison that truncates differences below 1, so two
+table gains less than 1 apart may be taken in either order there; here the
+ideal ranking is always sorted by gain.)
+
+- ``G`` (trec_eval's): each retrieved document with gain ``g`` adds
+  ``g / log2(2 + cost - got)``, ``got`` being the gain of the ranking so far and
+  ``cost`` the ideal ranking's gain so far with each position costing at least 1;
+  the sum is divided by the ideal ranking's total gain. Linear gains.
+- ``binG`` (trec_eval's): the ``m``-th relevant document retrieved, at rank ``r``,
+  adds ``1 / log2(r + 2 - m)``; the sum is divided by ``R``, the relevant documents.
 """
 
 from __future__ import annotations
@@ -20,16 +32,19 @@ from frame_eval.ranking._common import (
     _BASE,
     _GAIN,
     _RANKS,
+    _REL,
     GUARD,
     RANK,
     RELEVANCE,
     _columns,
     _reads_gains,
+    _reads_relevant,
+    _relevant,
     _safe_ratio,
     _spec,
     _within,
 )
-from frame_eval.registry import measure
+from frame_eval.registry import Param, measure, register_shorthand
 
 
 def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
@@ -45,39 +60,140 @@ def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
     top = highest.cast(pl.Float64)
     return pl.when(g > 0).then(pl.lit(2.0).pow(g - top) - pl.lit(2.0).pow(-top)).otherwise(0.0)
 
+
 def _discount(positions: pl.Expr, base: float) -> pl.Expr:
     """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2."""
     discount = log2(positions + 1)
     return discount if base == 2.0 else divide(discount, math.log2(base))
 
-def _build_ndcg(columns: Mapping[str, str], k: int | None, *, gain: str, base: float) -> pl.Expr:
+
+def parse_gain_table(text: str) -> dict[int, float]:
+    """``"1:3;2:9;4:4.5"`` (or trec_eval's ``"1=3,2=9,4=4.5"``) -> ``{1: 3.0, 2: 9.0, 4: 4.5}``.
+
+    >>> parse_gain_table("1=3,2=9,4=4.5")
+    {1: 3.0, 2: 9.0, 4: 4.5}
+    """
+    table: dict[int, float] = {}
+    for pair in text.replace(",", ";").split(";"):
+        if not pair.strip():
+            continue
+        level, _, value = pair.replace(":", "=").partition("=")
+        table[int(level)] = float(value)
+    return table
+
+
+def _check_gains(value: str) -> str | None:
+    try:
+        table = parse_gain_table(value)
+    except ValueError:
+        return "is not a gain table; write judgement:gain pairs such as 1:3;2:9 (trec_eval: 1=3,2=9)"
+    if any(level < 0 for level in table) or not all(math.isfinite(g) for g in table.values()):
+        return "must map judgements of 0 or more to finite gains"
+    return None
+
+
+def _format_gains(table: Mapping[int, float]) -> str:
+    return ";".join(f"{level}:{int(g) if g.is_integer() else g}" for level, g in sorted(table.items()))
+
+
+_GAINS = Param("gains", str, "", doc="gain table judgement:gain;... (trec_eval ndcg.1=3,2=9)",
+               check=_check_gains)
+
+
+def _table_gains(relevance: pl.Expr, table: Mapping[int, float]) -> pl.Expr:
+    """Gains from a table: the table's value, else the judgement; 0 for null and negative judgements."""
+    levels = list(table)
+    mapped = relevance.replace_strict(
+        levels, [table[level] for level in levels], default=relevance.cast(pl.Float64),
+        return_dtype=pl.Float64,
+    )
+    return pl.when(relevance >= 0).then(mapped).otherwise(pl.lit(0.0, pl.Float64))
+
+
+def _build_ndcg(
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = ""
+) -> pl.Expr:
     rank, relevance = _columns(columns)
-    highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
+    if gains:
+        if gain != "linear":
+            raise ValueError("nDCG: a gain table (gains=) replaces gain=; leave gain at 'linear'")
+        table = parse_gain_table(gains)
+        g = _table_gains(relevance, table)
+        ideal_gains = g.filter(relevance.is_not_null() & (g > 0)).sort(descending=True)
+        scoring = _within(rank, k) & (g != 0)
+    else:
+        highest = relevance.max().fill_null(0)
+        g = _gains(relevance, gain, highest)
+        # ideal ranking: every judgement of the query, best first (zero gains add nothing)
+        ideal_gains = _gains(relevance.filter(relevance > 0).sort(descending=True), gain, highest)
+        scoring = _within(rank, k) & (g > 0)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
     # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
-    scoring = _within(rank, k) & (g > 0)
     terms = g / _discount(rank.fill_null(0), base)
     dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
-    # ideal ranking: every judgement of the query, best first (zero gains add nothing)
-    ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
-        ideal = ideal.head(k)
-    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
-    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
+        ideal_gains = ideal_gains.head(k)
+    positions = pl.int_range(1, ideal_gains.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(ideal_gains / _discount(positions, base))
     return _safe_ratio(dcg, idcg)
 
+
+def _build_g(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    g = relevance.fill_null(0).clip(lower_bound=0)
+    gaining = rank.is_not_null() & (g > 0)
+    ranks = rank.filter(gaining)
+    gains = g.filter(gaining).sort_by(ranks)
+    ranks = ranks.sort()
+    got = gains.cum_sum()  # the ranking's gain down to each gaining document (integers: exact)
+    ideal = relevance.filter(relevance > 0).sort(descending=True)
+    # each ideal position costs its gain, at least 1; beyond the ideal ranking, 1
+    extra = (ideal - 1).cum_sum()
+    reach = pl.min_horizontal(ranks.cast(pl.Int64), ideal.len().cast(pl.Int64)) - 1
+    cost = ranks.cast(pl.Int64) + extra.gather(reach)
+    terms = gains.cast(pl.Float64) / log2(2 + cost - got)
+    return _safe_ratio(ordered_sum(terms), ideal.sum())
+
+
+def _build_bin_g(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hits = rank.filter(is_rel & rank.is_not_null()).sort().cast(pl.Int64)
+    found = pl.int_range(1, hits.len() + 1, dtype=pl.Int64)
+    terms = 1.0 / log2(hits + 2 - found)
+    return _safe_ratio(ordered_sum(terms), is_rel.sum())
+
+
+def _reads_table_gains(params: Mapping[str, object]) -> float:
+    """With a gain table, a judgement of 0 may have gain; without one, only judgements from 1 do."""
+    return 0 if params.get("gains") else _reads_gains(params)
+
+
 NDCG = _spec(
-    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE),
+    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE, _GAINS),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
-    lowest_read=_reads_gains,
+    lowest_read=_reads_table_gains,
 )
+register_shorthand(
+    "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",
+    lambda m: ("nDCG", {"gains": _format_gains(parse_gain_table(m.group(1)))}),
+)
+G = _spec(
+    "G", "trec_eval's G: gain over log2 of the cost of reaching it, normalised by the ideal gain",
+    _build_g, lowest_read=_reads_gains,
+)
+BIN_G = _spec(
+    "binG", "trec_eval's binG: 1 / log2(r + 2 - m) for the m-th relevant document at rank r, over R",
+    _build_bin_g, params=(_REL,), lowest_read=_reads_relevant,
+)
+
 
 def ndcg(
     k: int | None = None,
     *,
     gain: str = "linear",
     base: float = 2.0,
+    gains: Mapping[int, float] | None = None,
     rank: str = RANK,
     relevance: str = RELEVANCE,
 ) -> pl.Expr:
@@ -97,6 +213,9 @@ def ndcg(
         Negative and null judgements give no gain.
     base
         Base of the logarithmic discount.
+    gains
+        A gain table ``{judgement: gain}`` (trec_eval ``ndcg.1=3,2=9``); judgements it
+        leaves out keep their value as gain.
     rank, relevance
         Column names in the judged frame.
 
@@ -107,4 +226,32 @@ def ndcg(
     >>> round(judged.select(fe.ranking.ndcg()).item(), 4)
     0.8597
     """
-    return measure(NDCG, cutoff=k, gain=gain, base=base).expr(rank=rank, relevance=relevance, guard=GUARD)
+    table = _format_gains(gains) if gains else ""
+    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def g(*, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """trec_eval's ``G``; see the module docstring.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2], "relevance": [0, 1]})
+    >>> judged.select(fe.ranking.g()).item()  # 1 / log2(2 + 2 - 1) over 1
+    0.6309297535714575
+    """
+    return measure(G).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def bin_g(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """trec_eval's ``binG``; see the module docstring.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2], "relevance": [0, 1]})
+    >>> judged.select(fe.ranking.bin_g()).item()  # 1 / log2(2 + 2 - 1)
+    0.6309297535714575
+    """
+    return measure(BIN_G, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)

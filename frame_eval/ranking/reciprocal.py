@@ -29,11 +29,13 @@ def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr
     first = pl.when(_relevant(relevance, rel) & _within(rank, k)).then(rank).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
 
+
 RR = _spec(
     "RR", "reciprocal rank of the first relevant document", _build_rr, params=(_REL,),
     cutoff="optional", aliases=("MRR",), trec_name="recip_rank",
     lowest_read=_reads_relevant,
 )
+
 
 def rr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
     """Reciprocal rank (trec_eval ``recip_rank``): ``1 / rank`` of the first relevant document.
