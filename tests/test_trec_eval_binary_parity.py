@@ -33,7 +33,8 @@ TREC_ARGS = ["-m", "map", "-m", f"map_cut.{CUTS}", "-m", "ndcg", "-m", f"ndcg_cu
              "-m", "set_F.0.5", "-m", "utility", "-m", "relative_P.1,5,10,50", "-m", "Rprec_mult",
              "-m", "Rprec_mult.0.35,5.0", "-m", "11pt_avg", "-m", "11pt_avg..25,.5,.75", "-m", "binG",
              "-m", "G", "-m", f"unj.{CUTS}", "-m", "rbp", "-m", "rbp.p=0.5", "-m", "rbp_resid",
-             "-m", "ndcg.1=3,2=9", "-m", "ndcg.0=1,1=3,3=2", "-m", "ndcg.1=3,2=9,4=4.5"]
+             "-m", "ndcg.1=3,2=9", "-m", "ndcg.0=1,1=3,3=2", "-m", "ndcg.1=3,2=9,4=4.5", "-m", "ndcg_rel",
+             "-m", "Rndcg"]
 # Without -c only: for a qrels query missing from the run, trec_eval 10.0 scores a one-document
 # stand-in ranking and zeroes utility and rbp_resid afterwards by their default printed names, so
 # with parameters they keep the stand-in's value (utility: b; rbp_resid: 1); frame_eval scores

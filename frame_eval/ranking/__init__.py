@@ -58,7 +58,7 @@ from frame_eval.ranking.counts import (
     num_rel_ret,
     num_ret,
 )
-from frame_eval.ranking.gain import BIN_G, NDCG, G, bin_g, g, ndcg
+from frame_eval.ranking.gain import BIN_G, NDCG, NDCG_REL, RNDCG, G, bin_g, g, ndcg, ndcg_rel, rndcg
 from frame_eval.ranking.incomplete import BPREF, GM_BPREF, INFAP, JUDGED, UNJ, bpref, infap, judged_rate, unj
 from frame_eval.ranking.interpolated import ELEVEN_POINT, IPREC, eleven_point_average, iprec
 from frame_eval.ranking.precision import (
@@ -102,6 +102,7 @@ __all__ = [
     "iprec",
     "judged_rate",
     "ndcg",
+    "ndcg_rel",
     "num_nonrel_judged_ret",
     "num_q",
     "num_rel",
@@ -113,6 +114,7 @@ __all__ = [
     "rbp_resid",
     "recall",
     "relative_precision",
+    "rndcg",
     "rprec_mult",
     "rr",
     "set_ap",
@@ -128,6 +130,6 @@ __all__ = [
 _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
-    SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET,
+    SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)
