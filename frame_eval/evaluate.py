@@ -24,11 +24,12 @@ from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking
 from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
-from frame_eval.registry import Measure, resolve_each
+from frame_eval.registry import Measure, measure, resolve_each
 
 Shape = Literal["long", "wide"]
 Labels = Literal["canonical", "as_given"]
 Names = Literal["canonical", "safe"]
+Aggregate = Literal["mean", "gmean", "micro"]
 MeasureArg = str | Measure | Iterable[str | Measure | Any]
 
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
@@ -99,6 +100,25 @@ def _unique(pairs: Sequence[tuple[Measure, str]]) -> list[Measure]:
     return list(seen.values())
 
 
+def with_defaults(m: Measure, rel: int | None, collection_size: int | None) -> Measure:
+    """``m`` with the run-wide ``rel`` (trec_eval ``-l``) and ``collection_size`` (``-N``) filled
+    in where the measure takes them and was not given its own."""
+    names = {p.name for p in m.spec.params}
+    extra: dict[str, Any] = {}
+    if rel is not None and "rel" in names and "rel" not in m.given:
+        extra["rel"] = rel
+    if collection_size is not None and "collection_size" in names and "collection_size" not in m.given:
+        extra["collection_size"] = collection_size
+    if not extra:
+        return m
+    return measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), **extra})
+
+
+def _check_option(name: str, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"{name} must be a whole number from 0 up or None, got {value!r}")
+
+
 def per_query_wide(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -109,11 +129,20 @@ def per_query_wide(
     depth: int | None,
     duplicates: Duplicates,
     strict: bool = False,
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
+    micro: bool = False,
 ) -> pl.LazyFrame:
-    """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys."""
+    """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys (``micro``: two
+    columns per label, its numerator and denominator)."""
+    _check_option("rel", rel)
+    _check_option("collection_size", collection_size)
+    pairs = [(with_defaults(m, rel, collection_size), label) for m, label in pairs]
     measures = _unique(pairs)
     _check_names(cols.query_keys, [label for _, label in pairs])
-    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+               "judged_only": judged_only}
     if any(m.spec.reads_unjudged for m in measures):
         judged, problems = judged_frame(run, qrels, cols, **options)
     else:
@@ -121,15 +150,66 @@ def per_query_wide(
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
-    exprs = [
-        m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64).alias(f"{_MEASURE}{i}")
-        for i, m in enumerate(measures)
-    ]
+    roles = {"rank": cols.rank, "relevance": cols.relevance}
+    if micro:  # a numerator and a denominator column per measure (``micro_parts``)
+        exprs = [
+            part.alias(f"{_MEASURE}{i}{suffix}")
+            for i, m in enumerate(measures)
+            for part, suffix in zip(micro_parts(m, roles), (_NUM, _DEN), strict=True)
+        ]
+        suffixes = (_NUM, _DEN)
+    else:
+        exprs = [m.expr(**roles).cast(pl.Float64).alias(f"{_MEASURE}{i}") for i, m in enumerate(measures)]
+        suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
     per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
-    labelled_columns = [pl.col(index[m.name]).alias(label) for m, label in pairs]
+    labelled_columns = [
+        pl.col(index[m.name] + suffix).alias(label + suffix) for m, label in pairs for suffix in suffixes
+    ]
     per_query = per_query.select(*cols.query_keys, *labelled_columns)
     return _checks.attach(per_query, problems)
+
+
+_NUM, _DEN = "__frame_eval_numerator", "__frame_eval_denominator"
+
+
+def micro_parts(m: Measure, roles: dict[str, str]) -> tuple[pl.Expr, pl.Expr]:
+    """(numerator, denominator) of ``m`` for one query, as Float64 (counts: the count over 1)."""
+    if m.spec.micro is not None:
+        numerator, denominator = m.spec.micro(roles, m.cutoff, **m.kwargs)
+        return numerator.cast(pl.Float64), denominator.cast(pl.Float64)
+    if m.spec.aggregate == "sum":
+        return m.expr(**roles).cast(pl.Float64), pl.lit(None, pl.Float64)
+    raise ValueError(
+        f"{m.name} is not a ratio of counts, so it has no micro average; summarize it with "
+        f"aggregate='mean' (or None), or ask for micro averages of measures such as P@k, R@k, SetP"
+    )
+
+
+def _micro_summary(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns,
+    shape: Shape, **options: Any,
+) -> pl.LazyFrame:
+    """Numerators and denominators summed over queries (integers: exact in any order), divided once;
+    counts are summed. 0 when the summed denominator is 0."""
+    for m, _ in pairs:  # fail before anything is planned
+        micro_parts(with_defaults(m, options.get("rel"), options.get("collection_size")), {})
+    wide = per_query_wide(run, qrels, pairs, cols, micro=True, **options)
+    aggs = []
+    for _, label in pairs:
+        numerator, denominator = pl.col(label + _NUM).sum(), pl.col(label + _DEN).sum()
+        ratio = pl.when(denominator > 0).then(numerator / denominator).otherwise(pl.lit(0.0, pl.Float64))
+        is_count = pl.col(label + _DEN).null_count() == pl.len()
+        aggs.append(pl.when(is_count).then(numerator).otherwise(ratio).alias(label))
+    num_q = pl.len().cast(pl.Int64).alias("num_q")
+    if cols.by:
+        totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
+    else:
+        totals = wide.select(*aggs, num_q)
+    if shape == "wide":
+        return totals
+    long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
+    return long.select(*cols.by, "metric", "value", "num_q")
 
 
 def evaluate(
@@ -145,12 +225,21 @@ def evaluate(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
 ) -> pl.LazyFrame:
-    """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure)."""
+    """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure).
+
+    ``judged_only`` (trec_eval ``-J``), ``rel`` (``-l``: the relevance level of every
+    measure that takes one and was not given its own) and ``collection_size`` (``-N``)
+    are trec_eval's global options; labels stay those of the measures as given.
+    """
     _choice("shape", shape, ("long", "wide"))
     pairs = labelled(measures, labels=labels, names=names)
     wide = per_query_wide(
-        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
+        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+        judged_only=judged_only, rel=rel, collection_size=collection_size,
     )
     if shape == "wide":
         return wide
@@ -188,23 +277,39 @@ def summarize(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
+    aggregate: Aggregate | None = None,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
 
-    The mean over evaluated queries (counts summed), added query after query in the
-    text order of the query ids, as trec_eval accumulates, then divided once by the
-    number of queries: the same bits whatever the row order, thread count or engine.
+    Each measure's own summary (``aggregate=None``): the mean over evaluated queries,
+    counts summed, ``gm_map`` and ``gm_bpref`` geometric means; added query after
+    query in the text order of the query ids, as trec_eval accumulates, then divided
+    once by the number of queries: the same bits whatever the row order, thread count
+    or engine. ``aggregate="mean"``, ``"gmean"`` (trec_eval's, floor 0.00001) or
+    ``"micro"`` (numerators and denominators summed over queries, then divided; for
+    measures that are ratios of counts, and counts) applies to every measure.
     """
     _choice("shape", shape, ("long", "wide"))
+    if aggregate is not None:
+        _choice("aggregate", aggregate, ("mean", "gmean", "micro"))
     pairs = labelled(measures, labels=labels, names=names)
     _check_names(cols.by, ["metric", "value", "num_q"] if shape == "long" else ["num_q"])
+    if aggregate == "micro":
+        return _micro_summary(run, qrels, pairs, cols, shape, complete=complete, depth=depth,
+                              duplicates=duplicates, strict=strict, judged_only=judged_only, rel=rel,
+                              collection_size=collection_size)
     wide = per_query_wide(
-        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict
+        run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+        judged_only=judged_only, rel=rel, collection_size=collection_size,
     )
     order = pl.col(cols.query_id).cast(pl.String)
     aggs = []
     for m, label in pairs:
-        aggs.append(_aggregate(pl.col(label), order, m.spec.aggregate).alias(label))
+        how = aggregate or m.spec.aggregate
+        aggs.append(_aggregate(pl.col(label), order, how).alias(label))
     num_q = pl.len().cast(pl.Int64).alias("num_q")
     if cols.by:
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))

@@ -66,6 +66,7 @@ class IREvalNamespace(Generic[FrameT]):
         depth: int | None = None,
         duplicates: Duplicates = "error",
         strict: bool = False,
+        judged_only: bool = False,
     ) -> FrameT:
         """Join this run with its judgements: one row per ranked or missed judged document.
 
@@ -95,6 +96,9 @@ class IREvalNamespace(Generic[FrameT]):
         strict
             When fewer than half of the run's queries have judgements (ids spelled
             differently on the two sides, say), raise instead of warning.
+        judged_only
+            Drop retrieved documents without a judgement of 0 or more, after ``depth``,
+            and rank the rest 1, 2, ... (trec_eval ``-J``).
 
         Bad data (nulls, NaN, repeated rows) raises a ``ValueError`` naming the column
         and the first offending row, counted from 0 in the frame as given; for a
@@ -112,7 +116,7 @@ class IREvalNamespace(Generic[FrameT]):
         cols = RunColumns(query_id, doc_id, score, relevance, rank, as_by(by))
         result = judge_lazy(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict, judged_only=judged_only,
         )
         return self._finish(result)
 
@@ -133,6 +137,9 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        judged_only: bool = False,
+        rel: int | None = None,
+        collection_size: int | None = None,
     ) -> FrameT:
         """Score every evaluated query of this run on each measure.
 
@@ -153,6 +160,10 @@ class IREvalNamespace(Generic[FrameT]):
         names
             ``"safe"`` spells labels with letters, digits and underscores only
             (``nDCG@10`` becomes ``nDCG_at_10``), for SQL engines.
+        judged_only, rel, collection_size
+            trec_eval's ``-J``, ``-l`` (the relevance level of every measure that takes
+            one and was not given its own) and ``-N`` (documents in the collection,
+            for ``utility``).
 
         Examples
         --------
@@ -167,7 +178,7 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.evaluate(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names,
+            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
         )
         return self._finish(result)
 
@@ -188,6 +199,10 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        judged_only: bool = False,
+        rel: int | None = None,
+        collection_size: int | None = None,
+        aggregate: _core.Aggregate | None = None,
     ) -> FrameT:
         """Average each measure over the evaluated queries (trec_eval's ``all`` lines).
 
@@ -196,8 +211,10 @@ class IREvalNamespace(Generic[FrameT]):
         ``NumRelRet``, ``NumQ``), which are summed. ``num_q`` is the number of
         queries averaged. ``shape="wide"`` gives ``[*by, <one column per measure>, num_q]``.
         Values are added query after query in the text order of the query ids (as
-        trec_eval does) and divided once: the same bits on every call. Other parameters
-        as in :meth:`evaluate`.
+        trec_eval does) and divided once: the same bits on every call. ``gm_map`` and
+        ``gm_bpref`` are trec_eval's geometric means; ``aggregate="mean"``, ``"gmean"`` or
+        ``"micro"`` (numerators and denominators summed before dividing) applies one
+        summary to every measure. Other parameters as in :meth:`evaluate`.
 
         Examples
         --------
@@ -213,7 +230,8 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.summarize(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names,
+            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
+            aggregate=aggregate,
         )
         return self._finish(result)
 

@@ -89,6 +89,8 @@ class MeasureSpec:
     ranking measure's value (``inf``: it reads no judged row, only the deepest
     one); ``evaluate`` drops judgements below what every requested measure
     reads. ``None`` (the default) means every judged row is read.
+    ``micro``, for measures that are a ratio of counts, gives the numerator and the
+    denominator, which ``summarize(aggregate="micro")`` sums over queries before dividing.
     """
 
     name: str
@@ -105,6 +107,8 @@ class MeasureSpec:
     trec_name: str | None = None
     trec_cut_name: str | None = None
     format_name: Callable[[Mapping[str, Any], int | None], str] | None = None
+    # for micro averages: (columns, cutoff, **params) -> (numerator, denominator) of one group
+    micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -126,6 +130,9 @@ class Measure:
     params: tuple[tuple[str, Any], ...] = ()
     cutoff: float | None = None
     _name: str = field(default="", compare=False, repr=False)
+    # the parameters named when the measure was made, defaults included: run-wide options
+    # (evaluate's rel=, collection_size=) do not override them
+    given: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -175,6 +182,20 @@ def register(spec: MeasureSpec) -> MeasureSpec:
         table[key.lower()] = spec
     _SPECS[f"{spec.kind}:{spec.name}"] = spec
     return spec
+
+
+_GROUPS: dict[tuple[Kind, str], tuple[str, ...]] = {}
+
+
+def register_group(kind: Kind, name: str, members: Iterable[str]) -> None:
+    """Make ``name`` (case-insensitive) stand for the measures ``members`` name, in that order
+    (trec_eval's ``all_trec``, ``official``, ``set``)."""
+    _GROUPS[(kind, name.lower())] = tuple(members)
+
+
+def groups(kind: Kind = "ranking") -> dict[str, tuple[str, ...]]:
+    """Registered group names and the measure names each stands for."""
+    return {name: members for (k, name), members in _GROUPS.items() if k == kind}
 
 
 def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
@@ -232,7 +253,7 @@ def measure(
         if value != p.default:
             chosen[key] = value
     ordered = tuple((p.name, chosen[p.name]) for p in spec.params if p.name in chosen)
-    return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff))
+    return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff), tuple(params))
 
 
 def _check_cutoff(spec: MeasureSpec, cutoff: Any) -> float:
@@ -301,10 +322,14 @@ def _parse_cutoff(text: str, original: str, spec: MeasureSpec) -> float:
 def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
     """Parse one measure name into measures (a trec_eval cutoff list gives several).
 
-    Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``.
+    Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``; a group
+    name (``"all_trec"``, ``"official"``, ``"set"``) gives each of its measures.
     """
     original = text
     text = text.strip()
+    group = _GROUPS.get((kind, text.lower()))
+    if group is not None:
+        return [m for member in group for m in parse_measures(member, kind)]
     measures: list[Measure]
     trec = _TREC_CUT.match(text)
     spec = _cut_spec(trec.group("name"), kind) if trec else None

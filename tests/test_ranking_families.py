@@ -66,3 +66,45 @@ def test_division_by_an_aggregate_is_correctly_rounded() -> None:
     ranked = pl.DataFrame({"rank": list(range(1, 11)) + [None] * 30,
                            "relevance": [0] * 9 + [1] + [1] * 13 + [0] * 17})
     assert ranked.select(fe.ranking.bpref()).item() == (1.0 - 9 / 14) / 14
+
+
+def test_summary_aggregates() -> None:
+    run = pl.DataFrame({"query_id": ["a", "a", "a", "b"], "doc_id": ["x", "y", "z", "w"],
+                        "score": [3.0, 2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["a", "a", "b", "b"], "doc_id": ["y", "v", "w", "u"],
+                          "relevance": [1, 1, 1, 1]})
+    # per query: a retrieves 3 with 1 relevant of 2; b retrieves 1 with 1 relevant of 2
+    micro = run.ireval.summarize(qrels, ["SetP", "SetR", "P@2", "NumRet"], shape="wide", aggregate="micro")
+    assert micro.row(0) == (2 / 4, 2 / 4, 2 / 4, 4.0, 2)
+    mean = run.ireval.summarize(qrels, ["SetP"], shape="wide", aggregate="mean")
+    assert mean["SetP"].item() == (1 / 3 + 1.0) / 2
+    gmean = run.ireval.summarize(qrels, ["SetP"], shape="wide", aggregate="gmean")
+    assert gmean["SetP"].item() == math.exp((math.log(1 / 3) + math.log(1.0)) / 2)
+    with pytest.raises(ValueError, match="no micro average"):
+        run.ireval.summarize(qrels, ["AP"], aggregate="micro")
+    with pytest.raises(ValueError, match="aggregate must be one of"):
+        run.ireval.summarize(qrels, ["AP"], aggregate="median")
+
+
+def test_judged_only_reranks_the_judged_documents() -> None:
+    run = pl.DataFrame({"query_id": ["a"] * 4 + ["b"], "doc_id": ["x", "y", "z", "t", "s"],
+                        "score": [4.0, 3.0, 2.0, 1.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["a", "a", "a", "b"], "doc_id": ["y", "t", "z", "q"],
+                          "relevance": [1, 0, -1, 1]})
+    judged = run.ireval.judge(qrels, judged_only=True)
+    assert judged.filter(pl.col("rank").is_not_null()).select("doc_id", "rank").rows() == [("y", 1), ("t", 2)]
+    values = run.ireval.evaluate(qrels, ["P@1", "NumRet"], shape="wide", judged_only=True)
+    # b keeps being evaluated with nothing retrieved
+    assert values.rows() == [("a", 1.0, 2.0), ("b", 0.0, 0.0)]
+    # trec_eval cuts the ranking at depth first, then drops the unjudged
+    cut = run.ireval.evaluate(qrels, ["NumRet"], shape="wide", judged_only=True, depth=2)
+    assert cut["NumRet"].to_list() == [1.0, 0.0]
+
+
+def test_run_wide_rel_and_collection_size_keep_labels() -> None:
+    run = pl.DataFrame({"query_id": ["a", "a"], "doc_id": ["x", "y"], "score": [2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["a", "a"], "doc_id": ["x", "y"], "relevance": [1, 2]})
+    out = run.ireval.evaluate(qrels, ["P@2", "P(rel=1)@1", "utility(d=1)"], shape="wide", rel=2,
+                              collection_size=10)
+    # P@2 takes rel=2 (one relevant); P(rel=1)@1 keeps its own; utility: 1 - 1 + 0 + (10 + 1 - 2 - 1)
+    assert out.row(0) == ("a", 0.5, 1.0, 8.0)

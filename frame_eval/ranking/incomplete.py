@@ -87,21 +87,30 @@ def _build_infap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
     return _safe_ratio(total, _relevant(relevance, rel).sum())
 
 
-def _build_unj(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+def _micro_unj(columns: Mapping[str, str], k: int | None) -> tuple[pl.Expr, pl.Expr]:
     rank, relevance = _columns(columns)
     assert k is not None
     deepest = rank.max().fill_null(0).cast(pl.Int64)
     seen = pl.min_horizontal(deepest, pl.lit(min(k, _RANKS), dtype=pl.Int64))
     judged = ((relevance >= 0).fill_null(False) & _within(rank, k)).sum().cast(pl.Int64)
-    return divide(seen - judged, k)
+    return seen - judged, pl.lit(k, pl.Int64)
 
 
-def _build_judged(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+def _build_unj(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+    unjudged, _ = _micro_unj(columns, k)
+    assert k is not None
+    return divide(unjudged, k)
+
+
+def _micro_judged(columns: Mapping[str, str], k: int | None) -> tuple[pl.Expr, pl.Expr]:
     rank, relevance = _columns(columns)
     deepest = rank.max().fill_null(0).cast(pl.Int64)
     seen = deepest if k is None else pl.min_horizontal(deepest, pl.lit(min(k, _RANKS), dtype=pl.Int64))
-    judged = (relevance.is_not_null() & _within(rank, k)).sum()
-    return _safe_ratio(judged, seen)
+    return (relevance.is_not_null() & _within(rank, k)).sum(), seen
+
+
+def _build_judged(columns: Mapping[str, str], k: int | None) -> pl.Expr:
+    return _safe_ratio(*_micro_judged(columns, k))
 
 
 def _reads_judged(params: Mapping[str, object]) -> float:
@@ -123,11 +132,11 @@ INFAP = _spec(
 )
 UNJ = _spec(
     "unj", "retrieved documents without a judgement of 0 or more in the top k, over k", _build_unj,
-    cutoff="required", lowest_read=_reads_judged,
+    cutoff="required", lowest_read=_reads_judged, micro=_micro_unj,
 )
 JUDGED = _spec(
     "Judged", "judged documents in the top k, over min(k, retrieved) (ir_measures)", _build_judged,
-    cutoff="optional", lowest_read=None,
+    cutoff="optional", lowest_read=None, micro=_micro_judged,
 )
 
 

@@ -94,8 +94,10 @@ IPREC = _spec(
 )
 
 
-register_shorthand(
-    "ranking", r"iprec_at_recall[._](\d*\.?\d+)", lambda m: ("IPrec", {"cutoff": float(m.group(1))})
+register_shorthand(  # iprec_at_recall_0.10, trec_eval's -m iprec_at_recall..10,.20 and, bare, its 11 levels
+    "ranking", r"iprec_at_recall(?:[._](\d*\.?\d+(?:,\d*\.?\d+)*))?",
+    lambda m: [("IPrec", {"cutoff": float(x)})
+               for x in (m.group(1).split(",") if m.group(1) else DEFAULT_LEVELS)],
 )
 
 

@@ -78,6 +78,33 @@ def _format_multiple(value: float) -> str:
     return str(int(value)) if value.is_integer() else str(value)
 
 
+def _micro_precision(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    rank, relevance = _columns(columns)
+    return (_relevant(relevance, rel) & _within(rank, k)).sum(), pl.lit(k, pl.Int64)
+
+
+def _micro_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    return (is_rel & _within(rank, k)).sum(), is_rel.sum()
+
+
+def _micro_rprec(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    return (is_rel & (rank <= is_rel.sum()).fill_null(False)).sum(), is_rel.sum()
+
+
+def _micro_relative_p(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    return (is_rel & _within(rank, k)).sum(), pl.min_horizontal(is_rel.sum(), pl.lit(k, dtype=pl.Int64))
+
+
+def _micro_success(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    return _build_success(columns, k, rel=rel), pl.lit(1, pl.Int64)
+
+
 def _check_mult(value: float) -> str | None:
     if not (value >= 0 and value < 2**52):
         return "must be a number from 0 up (a multiple of R, the number of relevant documents)"
@@ -86,21 +113,21 @@ def _check_mult(value: float) -> str | None:
 
 P = _spec(
     "P", "precision at k: relevant documents in the top k, divided by k", _build_precision,
-    params=(_REL,), cutoff="required",
+    params=(_REL,), cutoff="required", micro=_micro_precision,
     lowest_read=_reads_relevant,
 )
 
 
 R = _spec(
     "R", "recall at k: relevant documents in the top k over all relevant documents",
-    _build_recall, params=(_REL,), cutoff="optional", trec_name="recall",
+    _build_recall, params=(_REL,), cutoff="optional", trec_name="recall", micro=_micro_recall,
     lowest_read=_reads_relevant,
 )
 
 
 RELATIVE_P = _spec(
     "relative_P", "relevant documents in the top k over min(k, R)", _build_relative_p,
-    params=(_REL,), cutoff="required", aliases=("RelP",),
+    params=(_REL,), cutoff="required", aliases=("RelP",), micro=_micro_relative_p,
     lowest_read=_reads_relevant,
 )
 RPREC_MULT = _spec(
@@ -122,14 +149,14 @@ register_shorthand(
 
 RPREC = _spec(
     "Rprec", "precision at rank R, R being the number of relevant documents", _build_rprec,
-    params=(_REL,), aliases=("R-prec", "R_prec"),
+    params=(_REL,), aliases=("R-prec", "R_prec"), micro=_micro_rprec,
     lowest_read=_reads_relevant,
 )
 
 
 SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
-    params=(_REL,), cutoff="required", trec_name="success",
+    params=(_REL,), cutoff="required", trec_name="success", micro=_micro_success,
     lowest_read=_reads_relevant,
 )
 

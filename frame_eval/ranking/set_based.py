@@ -92,6 +92,23 @@ def _build_utility(
     )
 
 
+def _micro_set_p(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    ret, _, rel_ret = _counts(columns, rel)
+    return rel_ret, ret
+
+
+def _micro_set_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> tuple[pl.Expr, pl.Expr]:
+    _, num_rel, rel_ret = _counts(columns, rel)
+    return rel_ret, num_rel
+
+
+def _micro_set_relative_p(
+    columns: Mapping[str, str], k: int | None, *, rel: int
+) -> tuple[pl.Expr, pl.Expr]:
+    ret, num_rel, rel_ret = _counts(columns, rel)
+    return rel_ret, pl.min_horizontal(ret, num_rel)
+
+
 def _check_finite(value: float) -> str | None:
     return None if math.isfinite(value) else "must be a finite number"
 
@@ -110,15 +127,15 @@ COLLECTION_SIZE = Param(
 
 SET_P = _spec(
     "SetP", "retrieved documents that are relevant, the ranking read as a set", _build_set_p,
-    params=(_REL,), trec_name="set_P", lowest_read=_reads_relevant,
+    params=(_REL,), trec_name="set_P", micro=_micro_set_p, lowest_read=_reads_relevant,
 )
 SET_R = _spec(
     "SetR", "relevant documents that are retrieved, the ranking read as a set", _build_set_recall,
-    params=(_REL,), trec_name="set_recall", lowest_read=_reads_relevant,
+    params=(_REL,), trec_name="set_recall", micro=_micro_set_recall, lowest_read=_reads_relevant,
 )
 SET_RELATIVE_P = _spec(
     "set_relative_P", "relevant retrieved over min(retrieved, relevant)", _build_set_relative_p,
-    params=(_REL,), lowest_read=_reads_relevant,
+    params=(_REL,), micro=_micro_set_relative_p, lowest_read=_reads_relevant,
 )
 SET_AP = _spec(
     "SetAP", "set precision times set recall", _build_set_map,
