@@ -387,7 +387,13 @@ def from_ir_measures(item: Any, kind: Kind = "ranking") -> list[Measure]:
                 f"{item}: ir_measures dcg={dcg!r} has no frame_eval equivalent; use 'log2' or 'exp-log2'"
             )
         params["gain"] = gains[dcg]
-    spec = _lookup(str(item.NAME), kind)
+    name = str(item.NAME)
+    if name == "SetP" and params.pop("relative", False):
+        name = "set_relative_P"  # ir_measures' SetRelP is SetP(relative=True)
+    params.pop("relative", None)
+    spec = _lookup(name, kind)
+    if spec.name == "RBP" and "p" not in params:
+        params["p"] = 0.8  # ir_measures' default persistence (trec_eval's, and ours, is 0.9)
     known = {p.name for p in spec.params}
     unknown = [k for k in params if k not in known]
     if unknown:

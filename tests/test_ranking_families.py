@@ -108,3 +108,35 @@ def test_run_wide_rel_and_collection_size_keep_labels() -> None:
                               collection_size=10)
     # P@2 takes rel=2 (one relevant); P(rel=1)@1 keeps its own; utility: 1 - 1 + 0 + (10 + 1 - 2 - 1)
     assert out.row(0) == ("a", 0.5, 1.0, 8.0)
+
+
+def test_ir_measures_objects_of_the_new_families() -> None:
+    found = fe.registry.resolve([ir_measures.Bpref, ir_measures.SetRelP, ir_measures.SetF(beta=0.5),
+                                 ir_measures.RBP, ir_measures.RBP(p=0.5), ir_measures.Judged @ 10,
+                                 ir_measures.infAP, ir_measures.SetAP])
+    assert [m.name for m in found] == ["Bpref", "set_relative_P", "SetF(beta=0.5)", "RBP(p=0.8)",
+                                       "RBP(p=0.5)", "Judged@10", "infAP", "SetAP"]
+
+
+def test_textbook_gain_example() -> None:
+    """Grades [2, 3, 3, 1, 2] in rank order: CG = 11, DCG = 6.597 (log2(i + 1) discount), and
+    nDCG = 0.9238 against the ideal [3, 3, 2, 2, 1] (the same five documents, judged)."""
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    cg, dcg, ndcg = judged.select(fe.ranking.cg(5), fe.ranking.dcg(5), fe.ranking.ndcg(5)).row(0)
+    assert cg == 11.0
+    expected = 2 / math.log2(2) + 3 / math.log2(3) + 3 / math.log2(4) + 1 / math.log2(5) + 2 / math.log2(6)
+    assert dcg == expected and round(dcg, 3) == 6.597
+    ideal = 3 / math.log2(2) + 3 / math.log2(3) + 2 / math.log2(4) + 2 / math.log2(5) + 1 / math.log2(6)
+    assert ndcg == expected / ideal and round(ndcg, 4) == 0.9238
+    exp = judged.select(fe.ranking.cg(5, gain="exp"), fe.ranking.dcg(2, gain="exp")).row(0)
+    assert exp == (3 + 7 + 7 + 1 + 3, 3 / math.log2(2) + 7 / math.log2(3))
+
+
+def test_textbook_precision_example() -> None:
+    """Relevant at ranks 1, 3, 6, 10, 15 of 10 relevant: P@5 = P@10 = 0.4, AP = 0.29."""
+    ranks = list(range(1, 21)) + [None] * 5
+    relevance = [1 if r in (1, 3, 6, 10, 15) else 0 for r in range(1, 21)] + [1] * 5
+    judged = pl.DataFrame({"rank": ranks, "relevance": relevance})
+    p5, p10, ap = judged.select(fe.ranking.precision(5), fe.ranking.precision(10), fe.ranking.ap()).row(0)
+    assert (p5, p10) == (0.4, 0.4)
+    assert round(ap, 2) == 0.29

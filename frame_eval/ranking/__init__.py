@@ -59,7 +59,22 @@ from frame_eval.ranking.counts import (
     num_rel_ret,
     num_ret,
 )
-from frame_eval.ranking.gain import BIN_G, NDCG, NDCG_REL, RNDCG, G, bin_g, g, ndcg, ndcg_rel, rndcg
+from frame_eval.ranking.gain import (
+    BIN_G,
+    CG,
+    DCG,
+    NDCG,
+    NDCG_REL,
+    RNDCG,
+    G,
+    bin_g,
+    cg,
+    dcg,
+    g,
+    ndcg,
+    ndcg_rel,
+    rndcg,
+)
 from frame_eval.ranking.incomplete import BPREF, GM_BPREF, INFAP, JUDGED, UNJ, bpref, infap, judged_rate, unj
 from frame_eval.ranking.interpolated import ELEVEN_POINT, IPREC, eleven_point_average, iprec
 from frame_eval.ranking.precision import (
@@ -97,6 +112,8 @@ __all__ = [
     "ap",
     "bin_g",
     "bpref",
+    "cg",
+    "dcg",
     "eleven_point_average",
     "g",
     "infap",
@@ -131,6 +148,6 @@ __all__ = [
 _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
-    SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG,
+    SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG, CG, DCG,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

@@ -24,6 +24,9 @@ ideal ranking is always sorted by gain.)
   the ideal ranking's gain drops (the ends of its gain groups, the last being
   the number of gaining documents), and over the whole ranking too when more
   than one document beyond them is retrieved. 0 when ``R`` (by ``rel``) is 0.
+- ``CG@k`` (cumulated gain, Järvelin and Kekäläinen): the gains in ranks ``1..k``
+  added up; ``DCG@k``: each over ``log2(rank + 1)``, trec_eval's discount, not
+  normalised. Both take ``gain=linear|exp`` and a gain table as nDCG does.
 - ``binG`` (trec_eval's): the ``m``-th relevant document retrieved, at rank ``r``,
   adds ``1 / log2(r + 2 - m)``; the sum is divided by ``R``, the relevant documents.
 """
@@ -123,27 +126,72 @@ def _build_ndcg(
 ) -> pl.Expr:
     rank, relevance = _columns(columns)
     if gains:
-        if gain != "linear":
-            raise ValueError("nDCG: a gain table (gains=) replaces gain=; leave gain at 'linear'")
-        table = parse_gain_table(gains)
-        g = _table_gains(relevance, table)
-        ideal_gains = g.filter(relevance.is_not_null() & (g > 0)).sort(descending=True)
-        scoring = _within(rank, k) & (g != 0)
-    else:
-        highest = relevance.max().fill_null(0)
-        g = _gains(relevance, gain, highest)
-        # ideal ranking: every judgement of the query, best first (zero gains add nothing)
-        ideal_gains = _gains(relevance.filter(relevance > 0).sort(descending=True), gain, highest)
-        scoring = _within(rank, k) & (g > 0)
+        return _build_ndcg_table(rank, relevance, k, gain, base, gains)
+    highest = relevance.max().fill_null(0)
+    g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
     # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
+    scoring = _within(rank, k) & (g > 0)
     terms = g / _discount(rank.fill_null(0), base)
     dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    # ideal ranking: every judgement of the query, best first (zero gains add nothing)
+    ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
-        ideal_gains = ideal_gains.head(k)
-    positions = pl.int_range(1, ideal_gains.len() + 1, dtype=pl.UInt32)
-    idcg = ordered_sum(ideal_gains / _discount(positions, base))
+        ideal = ideal.head(k)
+    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
     return _safe_ratio(dcg, idcg)
+
+
+def _build_ndcg_table(
+    rank: pl.Expr, relevance: pl.Expr, k: int | None, gain: str, base: float, gains: str
+) -> pl.Expr:
+    """nDCG with a gain table: table gains may be 0 or negative for the run, and order the ideal."""
+    if gain != "linear":
+        raise ValueError("nDCG: a gain table (gains=) replaces gain=; leave gain at 'linear'")
+    g = _table_gains(relevance, parse_gain_table(gains))
+    scoring = _within(rank, k) & (g != 0)
+    terms = g / _discount(rank.fill_null(0), base)
+    dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    ideal = g.filter(relevance.is_not_null() & (g > 0)).sort(descending=True)
+    if k is not None and k < _RANKS:
+        ideal = ideal.head(k)
+    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(ideal / _discount(positions, base))
+    return _safe_ratio(dcg, idcg)
+
+
+def _retrieved_gains(
+    columns: Mapping[str, str], k: int | None, gain: str, gains: str
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(gain of every row, rows retrieved within k with a gain, rank) for CG and DCG."""
+    rank, relevance = _columns(columns)
+    if gains:
+        if gain != "linear":
+            raise ValueError("a gain table (gains=) replaces gain=; leave gain at 'linear'")
+        g = _table_gains(relevance, parse_gain_table(gains))
+    else:
+        g = _gains(relevance, gain, relevance.max().fill_null(0))
+    return g, _within(rank, k) & (g != 0), rank
+
+
+def _build_cg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
+    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
+    total = ordered_sum(g.filter(scoring), rank.filter(scoring))
+    if gain == "exp" and not gains:  # _gains scaled exponential gains by 2**-top: undo it exactly
+        top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
+        total = total * pl.lit(2.0).pow(top)
+    return total
+
+
+def _build_dcg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
+    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
+    terms = g / _discount(rank.fill_null(0), 2.0)
+    total = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    if gain == "exp" and not gains:
+        top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
+        total = total * pl.lit(2.0).pow(top)
+    return total
 
 
 def _build_g(columns: Mapping[str, str], k: int | None) -> pl.Expr:
@@ -229,6 +277,14 @@ NDCG = _spec(
 register_shorthand(
     "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",
     lambda m: ("nDCG", {"gains": _format_gains(parse_gain_table(m.group(1)))}),
+)
+CG = _spec(
+    "CG", "cumulated gain: the gains of the documents in the top k, added up", _build_cg,
+    params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+)
+DCG = _spec(
+    "DCG", "discounted cumulated gain: gain / log2(rank + 1) over the top k, not normalised", _build_dcg,
+    params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
 )
 G = _spec(
     "G", "trec_eval's G: gain over log2 of the cost of reaching it, normalised by the ideal gain",
@@ -341,3 +397,35 @@ def rndcg(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.E
     0.3869
     """
     return measure(RNDCG, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def cg(
+    k: int | None = None, *, gain: str = "linear", rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Cumulated gain at ``k``: the gains of ranks ``1..k`` added up (unjudged and negative: 0).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    >>> judged.select(fe.ranking.cg(5)).item()
+    11.0
+    """
+    return measure(CG, cutoff=k, gain=gain).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def dcg(
+    k: int | None = None, *, gain: str = "linear", rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Discounted cumulated gain at ``k``: ``sum over ranks r <= k of gain / log2(r + 1)``.
+
+    Not normalised (see :func:`ndcg`).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    >>> round(judged.select(fe.ranking.dcg(5)).item(), 3)
+    6.597
+    """
+    return measure(DCG, cutoff=k, gain=gain).expr(rank=rank, relevance=relevance, guard=GUARD)

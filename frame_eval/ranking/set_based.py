@@ -135,7 +135,7 @@ SET_R = _spec(
 )
 SET_RELATIVE_P = _spec(
     "set_relative_P", "relevant retrieved over min(retrieved, relevant)", _build_set_relative_p,
-    params=(_REL,), micro=_micro_set_relative_p, lowest_read=_reads_relevant,
+    params=(_REL,), aliases=("SetRelP",), micro=_micro_set_relative_p, lowest_read=_reads_relevant,
 )
 SET_AP = _spec(
     "SetAP", "set precision times set recall", _build_set_map,
