@@ -140,3 +140,17 @@ def test_textbook_precision_example() -> None:
     p5, p10, ap = judged.select(fe.ranking.precision(5), fe.ranking.precision(10), fe.ranking.ap()).row(0)
     assert (p5, p10) == (0.4, 0.4)
     assert round(ap, 2) == 0.29
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_textbook_set_measures(seed: int) -> None:
+    run, qrels = random_case(seed, integer_ids=False)
+    names = ["E(beta=2)", "SetF(beta=4)", "E", "SetF", "fallout", "generality", "SetP", "SetR", "NumRet",
+             "NumRelRet", "NumRel"]
+    out = run.ireval.evaluate(qrels, names, shape="wide", collection_size=400)
+    for row in out.iter_rows(named=True):
+        # E is 1 - F with beta squared (trec_eval's set_F takes beta as it is)
+        assert row["E(beta=2)"] == (1.0 - row["SetF(beta=4)"] if row["NumRelRet"] else 1.0)
+        assert row["E"] == (1.0 - row["SetF"] if row["NumRelRet"] else 1.0)
+        assert row["fallout"] == (row["NumRet"] - row["NumRelRet"]) / (400 - row["NumRel"])
+        assert row["generality"] == row["NumRel"] / 400

@@ -1,7 +1,7 @@
 """Ranking measures as polars aggregation expressions, with trec_eval's semantics.
 
 One module per family: :mod:`.counts`, :mod:`.precision`, :mod:`.set_based`,
-:mod:`.average_precision`, :mod:`.gain`, :mod:`.reciprocal`, :mod:`.interpolated`,
+:mod:`.average_precision`, :mod:`.gain`, :mod:`.gain_variants`, :mod:`.reciprocal`, :mod:`.interpolated`,
 :mod:`.incomplete` (bpref, infAP, unjudged rates), :mod:`.rank_biased`; each opens with
 the semantics it implements. This package re-exports every public expression function.
 
@@ -59,22 +59,8 @@ from frame_eval.ranking.counts import (
     num_rel_ret,
     num_ret,
 )
-from frame_eval.ranking.gain import (
-    BIN_G,
-    CG,
-    DCG,
-    NDCG,
-    NDCG_REL,
-    RNDCG,
-    G,
-    bin_g,
-    cg,
-    dcg,
-    g,
-    ndcg,
-    ndcg_rel,
-    rndcg,
-)
+from frame_eval.ranking.gain import CG, DCG, NDCG, cg, dcg, ndcg
+from frame_eval.ranking.gain_variants import BIN_G, NDCG_REL, RNDCG, G, bin_g, g, ndcg_rel, rndcg
 from frame_eval.ranking.incomplete import BPREF, GM_BPREF, INFAP, JUDGED, UNJ, bpref, infap, judged_rate, unj
 from frame_eval.ranking.interpolated import ELEVEN_POINT, IPREC, eleven_point_average, iprec
 from frame_eval.ranking.precision import (
@@ -94,12 +80,18 @@ from frame_eval.ranking.precision import (
 from frame_eval.ranking.rank_biased import RBP, RBP_RESID, rbp, rbp_resid
 from frame_eval.ranking.reciprocal import RR, rr
 from frame_eval.ranking.set_based import (
+    E_MEASURE,
+    FALLOUT,
+    GENERALITY,
     SET_AP,
     SET_F,
     SET_P,
     SET_R,
     SET_RELATIVE_P,
     UTILITY,
+    e_measure,
+    fallout,
+    generality,
     set_ap,
     set_f,
     set_precision,
@@ -114,8 +106,11 @@ __all__ = [
     "bpref",
     "cg",
     "dcg",
+    "e_measure",
     "eleven_point_average",
+    "fallout",
     "g",
+    "generality",
     "infap",
     "iprec",
     "judged_rate",
@@ -149,5 +144,6 @@ _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
     SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG, CG, DCG,
+    E_MEASURE, FALLOUT, GENERALITY,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

@@ -15,6 +15,14 @@ With ``ret`` documents retrieved (after ``depth``), ``R`` relevant documents
   ``N`` being ``collection_size`` (trec_eval ``-N``, 0 unless given); averaged over
   queries in summaries, as trec_eval does.
 
+The textbook's set measures (not in trec_eval):
+
+- ``E(beta)`` (van Rijsbergen's effectiveness) ``= 1 - (1 + beta**2) P R / (beta**2 P + R)``:
+  ``beta = 1`` weighs P and R alike, ``beta = 0`` gives ``1 - P``; 1 when ``rel_ret`` is 0;
+- ``fallout = (ret - rel_ret) / (N - R)``, the share of the collection's non-relevant
+  documents that were retrieved, and ``generality = R / N``; both need
+  ``collection_size`` ``N`` and are 0 while it is 0 (the default).
+
 Unjudged and negatively judged documents are not relevant. ``rel`` (trec_eval
 ``-l``) sets the relevance threshold.
 """
@@ -109,6 +117,33 @@ def _micro_set_relative_p(
     return rel_ret, pl.min_horizontal(ret, num_rel)
 
 
+def _build_e(columns: Mapping[str, str], k: int | None, *, beta: float, rel: int) -> pl.Expr:
+    ret, num_rel, rel_ret = _counts(columns, rel)
+    found = rel_ret.cast(pl.Float64)
+    precision = found / ret.cast(pl.Float64)
+    recall = found / num_rel.cast(pl.Float64)
+    weight = pl.lit(beta * beta, pl.Float64)
+    f = (weight + 1.0) * precision * recall / (weight * precision + recall)
+    return pl.when(rel_ret > 0).then(1.0 - f).otherwise(pl.lit(1.0, pl.Float64))
+
+
+def _build_fallout(
+    columns: Mapping[str, str], k: int | None, *, rel: int, collection_size: int
+) -> pl.Expr:
+    ret, num_rel, rel_ret = _counts(columns, rel)
+    nonrel = pl.lit(collection_size, pl.Int64) - num_rel
+    return pl.when(nonrel > 0).then((ret - rel_ret).cast(pl.Float64) / nonrel.cast(pl.Float64)).otherwise(
+        pl.lit(0.0, pl.Float64)
+    )
+
+
+def _build_generality(
+    columns: Mapping[str, str], k: int | None, *, rel: int, collection_size: int
+) -> pl.Expr:
+    _, num_rel, _ = _counts(columns, rel)
+    return _safe_ratio(num_rel, pl.lit(collection_size, pl.Int64))
+
+
 def _check_finite(value: float) -> str | None:
     return None if math.isfinite(value) else "must be a finite number"
 
@@ -159,6 +194,19 @@ UTILITY = _spec(
         COLLECTION_SIZE,
     ),
     lowest_read=_reads_relevant,
+)
+E_MEASURE = _spec(
+    "E", "van Rijsbergen's E: 1 - (1 + beta^2) P R / (beta^2 P + R) of set precision and recall", _build_e,
+    params=(Param("beta", float, 1.0, doc="relative weight of recall", check=_check_beta), _REL),
+    aliases=("E_measure",), lowest_read=_reads_relevant,
+)
+FALLOUT = _spec(
+    "fallout", "non-relevant documents retrieved over the collection's non-relevant documents",
+    _build_fallout, params=(_REL, COLLECTION_SIZE), lowest_read=_reads_relevant,
+)
+GENERALITY = _spec(
+    "generality", "relevant documents over the collection's documents", _build_generality,
+    params=(_REL, COLLECTION_SIZE), lowest_read=_reads_relevant,
 )
 register_shorthand(
     "ranking", rf"utility[._]({_NUMBER}),({_NUMBER}),({_NUMBER}),({_NUMBER})",
@@ -256,3 +304,50 @@ def utility(
     """
     spec = measure(UTILITY, a=a, b=b, c=c, d=d, rel=rel, collection_size=collection_size)
     return spec.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def e_measure(beta: float = 1.0, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """van Rijsbergen's ``E = 1 - F_beta`` of set precision and recall; 1 when nothing relevant is found.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, None], "relevance": [1, 0, None, 1, 1]})
+    >>> round(judged.select(fe.ranking.e_measure()).item(), 4)  # 1 - F1 of P = 1/2, R = 2/3
+    0.4286
+    """
+    return measure(E_MEASURE, beta=beta, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def fallout(
+    collection_size: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Fallout: non-relevant documents retrieved over the collection's non-relevant documents.
+
+    ``(ret - rel_ret) / (collection_size - R)``; 0 when that is not positive.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, None], "relevance": [1, 0, None, 1, 1]})
+    >>> judged.select(fe.ranking.fallout(103)).item()  # 2 of 100
+    0.02
+    """
+    m = measure(FALLOUT, rel=rel, collection_size=collection_size)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def generality(
+    collection_size: int, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Generality: the query's relevant documents over the collection's, ``R / collection_size``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, None], "relevance": [1, 0, None, 1, 1]})
+    >>> judged.select(fe.ranking.generality(100)).item()
+    0.03
+    """
+    m = measure(GENERALITY, rel=rel, collection_size=collection_size)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
