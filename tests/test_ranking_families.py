@@ -154,3 +154,33 @@ def test_textbook_set_measures(seed: int) -> None:
         assert row["E"] == (1.0 - row["SetF"] if row["NumRelRet"] else 1.0)
         assert row["fallout"] == (row["NumRet"] - row["NumRelRet"]) / (400 - row["NumRel"])
         assert row["generality"] == row["NumRel"] / 400
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_iprec_rounding_trec9_matches_pytrec_eval(seed: int) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = random_case(seed, integer_ids=False, near_ties=False)
+    qrel_dict: dict[str, dict[str, int]] = {}
+    for q, d, r in qrels.iter_rows():
+        qrel_dict.setdefault(str(q), {})[str(d)] = r
+    run_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in run.iter_rows():
+        run_dict.setdefault(str(q), {})[str(d)] = s
+    expected = pytrec_eval.RelevanceEvaluator(qrel_dict, {"iprec_at_recall"}).evaluate(run_dict)
+    levels = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    names = [f"IPrec(rounding=trec9)@{x}" for x in levels]
+    got = run.ireval.evaluate(qrels, names, shape="wide")
+    for row in got.iter_rows(named=True):
+        for x, name in zip(levels, names, strict=True):
+            want = expected[row["query_id"]][f"iprec_at_recall_{x:.2f}"]
+            assert row[fe.parse_measures(name)[0].name] == want, (name, row["query_id"])
+
+
+def test_iprec_ceil_is_the_textbook_recall_at_least() -> None:
+    # 3 relevant, found at ranks 1 and 4: recall 1/3 at rank 1, 2/3 at rank 4
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, None], "relevance": [1, 0, 0, 1, 1]})
+    values = judged.select(
+        fe.ranking.iprec(0.4, rounding="ceil"), fe.ranking.iprec(0.4), fe.ranking.iprec(0.7, rounding="ceil")
+    ).row(0)
+    # ceil(1.2) = 2 relevant needed: 2/4; trec 10 rounds 1.2 to 1: 1/1; ceil(2.1) = 3: never found
+    assert values == (0.5, 1.0, 0.0)

@@ -76,20 +76,39 @@ def _build_11pt_avg(columns: Mapping[str, str], k: int | None, *, levels: str, r
     return divide(total, len(chosen))
 
 
-def _build_iprec(columns: Mapping[str, str], recall_level: float | None, *, rel: int) -> pl.Expr:
+def _needed(num_rel: pl.Expr, recall_level: float, rounding: str) -> pl.Expr:
+    """The count of relevant documents a recall level asks for, rounded as ``rounding`` says."""
+    exact = num_rel.cast(pl.Float64) * recall_level
+    if rounding == "trec9":  # trec_eval 9.x (pytrec_eval): truncate x R + 0.9
+        return (exact + 0.9).floor()
+    if rounding == "ceil":  # the textbook: the best precision at recall >= x
+        return exact.ceil()
+    # trec_eval 10.0 rounds the recall level to a count of relevant documents (half away from 0)
+    return exact.round(0, mode="half_away_from_zero")
+
+
+def _build_iprec(
+    columns: Mapping[str, str], recall_level: float | None, *, rel: int, rounding: str = "trec10"
+) -> pl.Expr:
     rank, relevance = _columns(columns)
     assert recall_level is not None
     is_rel = _relevant(relevance, rel)
     hit_ranks = rank.filter(is_rel & rank.is_not_null())
     found = hit_ranks.rank("ordinal")
-    # trec_eval 10.0 rounds the recall level to a count of relevant documents (half away from 0)
-    needed = (is_rel.sum().cast(pl.Float64) * recall_level).round(0, mode="half_away_from_zero")
-    return _best_precision_from(found, hit_ranks, needed)
+    return _best_precision_from(found, hit_ranks, _needed(is_rel.sum(), recall_level, rounding))
+
+
+_ROUNDING = Param(
+    "rounding", str, "trec10", ("trec10", "trec9", "ceil"),
+    "recall level to a count of relevant documents: round (trec_eval 10.0), truncate x R + 0.9 "
+    "(9.x, pytrec_eval) or round up (the textbook's recall >= x)",
+)
 
 
 IPREC = _spec(
     "IPrec", "interpolated precision at a recall level: best precision at that recall or beyond",
-    _build_iprec, params=(_REL,), cutoff="required", cutoff_type=float, trec_name="iprec_at_recall",
+    _build_iprec, params=(_REL, _ROUNDING), cutoff="required", cutoff_type=float,
+    trec_name="iprec_at_recall",
     lowest_read=_reads_relevant,
 )
 
@@ -102,7 +121,8 @@ register_shorthand(  # iprec_at_recall_0.10, trec_eval's -m iprec_at_recall..10,
 
 
 def iprec(
-    recall_level: float, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+    recall_level: float, *, rel: int = 1, rounding: str = "trec10", rank: str = RANK,
+    relevance: str = RELEVANCE,
 ) -> pl.Expr:
     """Interpolated precision at a recall level (trec_eval ``iprec_at_recall``, ir_measures ``IPrec@r``).
 
@@ -111,6 +131,9 @@ def iprec(
     highest precision ``m / rank_m`` over the ``m``-th relevant documents
     found with ``m >= c``. 0 when fewer than ``c`` relevant documents are
     found; at level 0, the best precision at any relevant document (0 if none).
+    ``rounding="trec9"`` counts ``c`` as trec_eval 9.x and pytrec_eval do,
+    ``floor(recall_level * R + 0.9)``; ``"ceil"`` as the textbook's "recall at
+    least ``recall_level``", ``ceil(recall_level * R)``.
 
     Examples
     --------
@@ -119,7 +142,8 @@ def iprec(
     >>> judged.select(fe.ranking.iprec(0.5), fe.ranking.iprec(1.0)).row(0)
     (0.5, 0.5)
     """
-    return measure(IPREC, cutoff=recall_level, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+    m = measure(IPREC, cutoff=recall_level, rel=rel, rounding=rounding)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 ELEVEN_POINT = _spec(
