@@ -44,19 +44,24 @@ def ordered_sum(terms: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
     return ordered.cast(pl.Float64).cum_sum().last().fill_null(0.0)
 
 
-def divide(numerator: pl.Expr, denominator: float) -> pl.Expr:
-    """``numerator / denominator`` for a constant ``denominator``, correctly rounded.
+def divide(numerator: pl.Expr, denominator: float | pl.Expr) -> pl.Expr:
+    """``numerator / denominator`` for a constant or one-value ``denominator``, correctly rounded.
 
-    Polars turns division by a literal into multiplication by its
-    reciprocal; dividing by a column that holds the constant keeps IEEE
-    division (``7 / 10 == 0.7``).
+    Polars turns division by a literal, or of a column by a single value (an
+    aggregate such as ``pl.col("x").max()``), into multiplication by the
+    reciprocal; dividing by a column that holds the value on every row keeps
+    IEEE division (``7 / 10 == 0.7``, ``9 / 14 == 0.6428571428571429``).
 
     >>> import polars as pl
     >>> pl.DataFrame({"n": [7]}).select(divide(pl.col("n"), 10)).item()
     0.7
+    >>> df = pl.DataFrame({"n": [9, 1], "d": [14, 2]})
+    >>> df.select(divide(pl.col("n"), pl.col("d").max()))["n"].to_list()
+    [0.6428571428571429, 0.07142857142857142]
     """
-    constant = numerator.cast(pl.Float64) * 0.0 + float(denominator)
-    return numerator.cast(pl.Float64) / constant
+    value = denominator.cast(pl.Float64) if isinstance(denominator, pl.Expr) else float(denominator)
+    spread = numerator.cast(pl.Float64) * 0.0 + value
+    return numerator.cast(pl.Float64) / spread
 
 
 class _Log2Table:

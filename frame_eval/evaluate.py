@@ -24,12 +24,13 @@ from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking
 from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
-from frame_eval.registry import Measure, resolve_each
+from frame_eval.registry import Measure, measure, resolve_each
 
 Shape = Literal["long", "wide"]
 Ties = Literal["docid", "expected", "optimistic", "pessimistic"]
 Labels = Literal["canonical", "as_given"]
 Names = Literal["canonical", "safe"]
+Aggregate = Literal["mean", "gmean", "micro"]
 MeasureArg = str | Measure | Iterable[str | Measure | Any]
 
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@10", "R@100", "RR", "Rprec")
@@ -100,6 +101,25 @@ def _unique(pairs: Sequence[tuple[Measure, str]]) -> list[Measure]:
     return list(seen.values())
 
 
+def with_defaults(m: Measure, rel: int | None, collection_size: int | None) -> Measure:
+    """``m`` with the run-wide ``rel`` (trec_eval ``-l``) and ``collection_size`` (``-N``) filled
+    in where the measure takes them and was not given its own."""
+    names = {p.name for p in m.spec.params}
+    extra: dict[str, Any] = {}
+    if rel is not None and "rel" in names and "rel" not in m.given:
+        extra["rel"] = rel
+    if collection_size is not None and "collection_size" in names and "collection_size" not in m.given:
+        extra["collection_size"] = collection_size
+    if not extra:
+        return m
+    return measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), **extra})
+
+
+def _check_option(name: str, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"{name} must be a whole number from 0 up or None, got {value!r}")
+
+
 def per_query_wide(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -110,12 +130,21 @@ def per_query_wide(
     depth: int | None,
     duplicates: Duplicates,
     strict: bool = False,
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
+    micro: bool = False,
     ties: Ties = "docid",
 ) -> pl.LazyFrame:
-    """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys."""
+    """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys (``micro``: two
+    columns per label, its numerator and denominator)."""
+    _check_option("rel", rel)
+    _check_option("collection_size", collection_size)
+    pairs = [(with_defaults(m, rel, collection_size), label) for m, label in pairs]
     measures = _unique(pairs)
     _check_names(cols.query_keys, [label for _, label in pairs])
-    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+               "judged_only": judged_only}
     if ties != "docid":
         long = tie_aware_long(run, qrels, pairs, cols, ties, **options)
         return long.group_by(cols.query_keys).agg(
@@ -128,13 +157,22 @@ def per_query_wide(
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
-    exprs = [
-        m.expr(rank=cols.rank, relevance=cols.relevance).cast(pl.Float64).alias(f"{_MEASURE}{i}")
-        for i, m in enumerate(measures)
-    ]
+    roles = {"rank": cols.rank, "relevance": cols.relevance}
+    if micro:  # a numerator and a denominator column per measure (``micro_parts``)
+        exprs = [
+            part.alias(f"{_MEASURE}{i}{suffix}")
+            for i, m in enumerate(measures)
+            for part, suffix in zip(micro_parts(m, roles), (_NUM, _DEN), strict=True)
+        ]
+        suffixes = (_NUM, _DEN)
+    else:
+        exprs = [m.expr(**roles).cast(pl.Float64).alias(f"{_MEASURE}{i}") for i, m in enumerate(measures)]
+        suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
     per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
-    labelled_columns = [pl.col(index[m.name]).alias(label) for m, label in pairs]
+    labelled_columns = [
+        pl.col(index[m.name] + suffix).alias(label + suffix) for m, label in pairs for suffix in suffixes
+    ]
     per_query = per_query.select(*cols.query_keys, *labelled_columns)
     return _checks.attach(per_query, problems)
 
@@ -172,6 +210,48 @@ def tie_aware_long(
     return pl.concat(labelled_rows).sort(cols.query_keys, maintain_order=True)
 
 
+_NUM, _DEN = "__frame_eval_numerator", "__frame_eval_denominator"
+
+
+def micro_parts(m: Measure, roles: dict[str, str]) -> tuple[pl.Expr, pl.Expr]:
+    """(numerator, denominator) of ``m`` for one query, as Float64 (counts: the count over 1)."""
+    if m.spec.micro is not None:
+        numerator, denominator = m.spec.micro(roles, m.cutoff, **m.kwargs)
+        return numerator.cast(pl.Float64), denominator.cast(pl.Float64)
+    if m.spec.aggregate == "sum":
+        return m.expr(**roles).cast(pl.Float64), pl.lit(None, pl.Float64)
+    raise ValueError(
+        f"{m.name} is not a ratio of counts, so it has no micro average; summarize it with "
+        f"aggregate='mean' (or None), or ask for micro averages of measures such as P@k, R@k, SetP"
+    )
+
+
+def _micro_summary(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns,
+    shape: Shape, **options: Any,
+) -> pl.LazyFrame:
+    """Numerators and denominators summed over queries (integers: exact in any order), divided once;
+    counts are summed. 0 when the summed denominator is 0."""
+    for m, _ in pairs:  # fail before anything is planned
+        micro_parts(with_defaults(m, options.get("rel"), options.get("collection_size")), {})
+    wide = per_query_wide(run, qrels, pairs, cols, micro=True, **options)
+    aggs = []
+    for _, label in pairs:
+        numerator, denominator = pl.col(label + _NUM).sum(), pl.col(label + _DEN).sum()
+        ratio = pl.when(denominator > 0).then(numerator / denominator).otherwise(pl.lit(0.0, pl.Float64))
+        is_count = pl.col(label + _DEN).null_count() == pl.len()
+        aggs.append(pl.when(is_count).then(numerator).otherwise(ratio).alias(label))
+    num_q = pl.len().cast(pl.Int64).alias("num_q")
+    if cols.by:
+        totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
+    else:
+        totals = wide.select(*aggs, num_q)
+    if shape == "wide":
+        return totals
+    long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
+    return long.select(*cols.by, "metric", "value", "num_q")
+
+
 def evaluate(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -185,24 +265,52 @@ def evaluate(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
     ties: Ties = "docid",
 ) -> pl.LazyFrame:
     """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure).
 
-    With ``ties`` other than ``"docid"``, the long form has a ``straddling`` column too.
+    ``judged_only`` (trec_eval ``-J``), ``rel`` (``-l``: the relevance level of every
+    measure that takes one and was not given its own) and ``collection_size`` (``-N``)
+    are trec_eval's global options; labels stay those of the measures as given. With
+    ``ties`` other than ``"docid"``, the long form has a ``straddling`` column too.
     """
     _choice("shape", shape, ("long", "wide"))
     _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
     pairs = labelled(measures, labels=labels, names=names)
-    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict}
+    options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+               "judged_only": judged_only, "rel": rel, "collection_size": collection_size}
     if ties != "docid" and shape == "long":
         _check_names(cols.query_keys, ["metric", "value", "straddling"])
-        return tie_aware_long(run, qrels, pairs, cols, ties, **options)
+        _check_option("rel", rel)
+        _check_option("collection_size", collection_size)
+        with_options = [(with_defaults(m, rel, collection_size), label) for m, label in pairs]
+        return tie_aware_long(run, qrels, with_options, cols, ties, complete=complete, depth=depth,
+                              duplicates=duplicates, strict=strict, judged_only=judged_only)
     wide = per_query_wide(run, qrels, pairs, cols, **options, ties=ties)
     if shape == "wide":
         return wide
     _check_names(cols.query_keys, ["metric", "value"])
     return to_long(wide, cols.query_keys, [label for _, label in pairs])
+
+
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor for geometric means
+
+
+def _aggregate(values: pl.Expr, order: pl.Expr, how: str) -> pl.Expr:
+    """Per-query values to one summary, added in ``order`` then divided once (trec_eval's way).
+
+    ``mean``; ``sum``; ``gmean``: ``exp(mean(log(max(value, 0.00001))))``, trec_eval's
+    geometric mean (``gm_map``, ``gm_bpref``). No queries: null for the means.
+    """
+    if how == "sum":
+        return ordered_sum(values, order)
+    if how == "gmean":
+        logs = pl.max_horizontal(values, pl.lit(MIN_GEO_MEAN)).log()
+        return pl.when(pl.len() > 0).then((ordered_sum(logs, order) / pl.len()).exp())
+    return pl.when(pl.len() > 0).then(ordered_sum(values, order) / pl.len())
 
 
 def summarize(
@@ -218,31 +326,49 @@ def summarize(
     shape: Shape = "long",
     labels: Labels = "canonical",
     names: Names = "canonical",
+    judged_only: bool = False,
+    rel: int | None = None,
+    collection_size: int | None = None,
+    aggregate: Aggregate | None = None,
     ties: Ties = "docid",
     ci: float | None = None,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
 
-    The mean over evaluated queries (counts summed), added query after query in the
-    text order of the query ids, as trec_eval accumulates, then divided once by the
-    number of queries: the same bits whatever the row order, thread count or engine.
+    Each measure's own summary (``aggregate=None``): the mean over evaluated queries,
+    counts summed, ``gm_map`` and ``gm_bpref`` geometric means; added query after
+    query in the text order of the query ids, as trec_eval accumulates, then divided
+    once by the number of queries: the same bits whatever the row order, thread count
+    or engine. ``aggregate="mean"``, ``"gmean"`` (trec_eval's, floor 0.00001) or
+    ``"micro"`` (numerators and denominators summed over queries, then divided; for
+    measures that are ratios of counts, and counts) applies to every measure. ``ties``
+    as in :func:`evaluate`; ``ci`` adds the t interval of each mean (``ci_low``, ``ci_high``).
     """
     _choice("shape", shape, ("long", "wide"))
     _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
+    if aggregate is not None:
+        _choice("aggregate", aggregate, ("mean", "gmean", "micro"))
     if ci is not None and (shape != "long" or isinstance(ci, bool) or not 0 < ci < 1):
         raise ValueError(f"ci is a confidence level between 0 and 1 (with shape='long'), got {ci!r}")
+    if ci is not None and aggregate in ("gmean", "micro"):
+        raise ValueError(f"ci gives the t interval of a mean; it does not apply to aggregate={aggregate!r}")
+    if ties != "docid" and aggregate == "micro":
+        raise ValueError("ties= gives expected or bounding values per query; aggregate='micro' needs counts")
     pairs = labelled(measures, labels=labels, names=names)
     _check_names(cols.by, ["metric", "value", "num_q"] if shape == "long" else ["num_q"])
+    if aggregate == "micro":
+        return _micro_summary(run, qrels, pairs, cols, shape, complete=complete, depth=depth,
+                              duplicates=duplicates, strict=strict, judged_only=judged_only, rel=rel,
+                              collection_size=collection_size)
     wide = per_query_wide(
         run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
-        ties=ties,
+        judged_only=judged_only, rel=rel, collection_size=collection_size, ties=ties,
     ).cache()  # read by the summary and, with ci, by the intervals
     order = pl.col(cols.query_id).cast(pl.String)
     aggs = []
     for m, label in pairs:
-        total = ordered_sum(pl.col(label), order)
-        mean = pl.when(pl.len() > 0).then(total / pl.len())  # no queries: no mean (null)
-        aggs.append((total if m.spec.aggregate == "sum" else mean).alias(label))
+        how = aggregate or m.spec.aggregate
+        aggs.append(_aggregate(pl.col(label), order, how).alias(label))
     num_q = pl.len().cast(pl.Int64).alias("num_q")
     if cols.by:
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))

@@ -20,6 +20,10 @@ Rules (trec_eval's ``form_res_rels``):
   the run are never evaluated (they have no judgements).
 - Judged documents the run did not retrieve are kept as rows with a null
   rank, so measures can count relevant documents that were missed.
+- ``judged_only=True`` (trec_eval ``-J``) drops every retrieved document
+  without a judgement of 0 or more (negative judgements included) after
+  ``depth``, and ranks the rest 1, 2, ... in their order; a query keeps being
+  evaluated when none is left (nothing retrieved).
 """
 
 from __future__ import annotations
@@ -309,8 +313,11 @@ def _plan(
     *,
     strict: bool = False,
     whole_run: bool = False,
+    judged_only: bool = False,
 ) -> _Plan:
     """The shared pieces; ``whole_run`` keeps every run column (for the judged frame)."""
+    if not isinstance(judged_only, bool):
+        raise TypeError(f"judged_only must be True or False (trec_eval -J), got {judged_only!r}")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise ValueError(f"depth must be a positive integer (trec_eval -M), got {depth!r}")
     if duplicates not in ("error", "max"):
@@ -332,13 +339,25 @@ def _plan(
             [cols.query_id, cols.doc_id], keep="first"
         )
     judged_queries = qrels.select(cols.query_id).unique()
+    if judged_only:
+        run_queries = run.select(keys).unique()
+        if depth is not None:  # trec_eval cuts the ranking first, then drops the unjudged
+            run = run.filter(rank_expr(cols, doc_dtype) <= depth)
+            depth = None
+        judged_docs = qrels.filter(pl.col(cols.relevance) >= 0).select(cols.query_id, cols.doc_id)
+        run = run.join(judged_docs, on=[cols.query_id, cols.doc_id], how="semi")
+        if whole_run or duplicates == "max":
+            run = run.cache()
     scored, ranked, counts, exact = _score_ranks(run, cols, doc_dtype)
     # rows minus distinct document hashes, per query: the run's duplicate check for free
-    repeats = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
+    repeats: pl.LazyFrame | None = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
     counts = counts.select(*keys, _NUM_RET)
     # nulls are counted on the columns the ranking reads anyway (after duplicates='max'
     # they may be gone: then the run itself is counted)
     counted = scored if duplicates == "error" else None
+    if judged_only:  # the checks read the whole run; queries left with nothing retrieved stay
+        repeats = counted = None
+        counts = run_queries.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     problems = cast_problems + _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
     problems.append(_overlap_problem(counts, judged_queries, cols.query_id, strict))
     if depth is not None:
@@ -366,9 +385,11 @@ def judged_frame(
     depth: int | None = None,
     duplicates: Duplicates = "error",
     strict: bool = False,
+    judged_only: bool = False,
 ) -> Checked:
     """The judged frame and its data checks (see :func:`judge_lazy`)."""
-    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, whole_run=True)
+    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, whole_run=True,
+                 judged_only=judged_only)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
     ranked = plan.run.join(plan.groups.select(keys), on=keys, how="semi").with_columns(
@@ -393,6 +414,7 @@ def judge_lazy(
     depth: int | None = None,
     duplicates: Duplicates = "error",
     strict: bool = False,
+    judged_only: bool = False,
     ties: Literal["docid", "optimistic", "pessimistic"] = "docid",
 ) -> pl.LazyFrame:
     """The judged frame, lazily; see the module docstring for the rules.
@@ -407,9 +429,11 @@ def judge_lazy(
         hint = " (an expected value has no single ranking: use evaluate(ties='expected'))"
         raise ValueError(f"ties must be 'docid', 'optimistic' or 'pessimistic', got {ties!r}"
                          + (hint if ties == "expected" else ""))
+    if ties != "docid" and judged_only:
+        raise ValueError("ties= and judged_only=True are not offered together yet; pass one of them")
     frame, problems = judged_frame(
         run, qrels, cols, complete=complete, depth=None if ties != "docid" else depth,
-        duplicates=duplicates, strict=strict,
+        duplicates=duplicates, strict=strict, judged_only=judged_only,
     )
     if ties != "docid":
         frame = _rerank_ties(frame, cols, best_first=ties == "optimistic", depth=depth)
@@ -448,6 +472,7 @@ def evaluation_frame(
     duplicates: Duplicates = "error",
     lowest_read: float | None = None,
     strict: bool = False,
+    judged_only: bool = False,
 ) -> Checked:
     """A compact stand-in for the judged frame, ``[*keys, rank, relevance]``, for measures
     that read only judged documents and the depth of the ranking.
@@ -461,7 +486,7 @@ def evaluation_frame(
     stay those of all the qrels. Returns the frame and its data checks, to attach to
     whatever small result is computed from it.
     """
-    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict)
+    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
     group_qrels = plan.qrels

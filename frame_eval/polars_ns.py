@@ -66,6 +66,7 @@ class IREvalNamespace(Generic[FrameT]):
         depth: int | None = None,
         duplicates: Duplicates = "error",
         strict: bool = False,
+        judged_only: bool = False,
         ties: Literal["docid", "optimistic", "pessimistic"] = "docid",
     ) -> FrameT:
         """Join this run with its judgements: one row per ranked or missed judged document.
@@ -96,6 +97,9 @@ class IREvalNamespace(Generic[FrameT]):
         strict
             When fewer than half of the run's queries have judgements (ids spelled
             differently on the two sides, say), raise instead of warning.
+        judged_only
+            Drop retrieved documents without a judgement of 0 or more, after ``depth``,
+            and rank the rest 1, 2, ... (trec_eval ``-J``).
         ties
             ``"docid"`` (default): equal scores ordered by doc_id, as trec_eval.
             ``"optimistic"`` / ``"pessimistic"``: equal scores ordered by judgement,
@@ -117,7 +121,8 @@ class IREvalNamespace(Generic[FrameT]):
         cols = RunColumns(query_id, doc_id, score, relevance, rank, as_by(by))
         result = judge_lazy(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict, ties=ties,
+            complete=complete, depth=depth, duplicates=duplicates, strict=strict,
+            judged_only=judged_only, ties=ties,
         )
         return self._finish(result)
 
@@ -138,6 +143,9 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        judged_only: bool = False,
+        rel: int | None = None,
+        collection_size: int | None = None,
         ties: _core.Ties = "docid",
     ) -> FrameT:
         """Score every evaluated query of this run on each measure.
@@ -159,6 +167,10 @@ class IREvalNamespace(Generic[FrameT]):
         names
             ``"safe"`` spells labels with letters, digits and underscores only
             (``nDCG@10`` becomes ``nDCG_at_10``), for SQL engines.
+        judged_only, rel, collection_size
+            trec_eval's ``-J``, ``-l`` (the relevance level of every measure that takes
+            one and was not given its own) and ``-N`` (documents in the collection,
+            for ``utility``).
         ties
             ``"docid"`` (default): trec_eval's order, equal scores by doc_id.
             ``"expected"``: each measure's mean over every ordering of the documents
@@ -180,7 +192,8 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.evaluate(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, ties=ties,
+            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
+            ties=ties,
         )
         return self._finish(result)
 
@@ -201,6 +214,10 @@ class IREvalNamespace(Generic[FrameT]):
         shape: _core.Shape = "long",
         labels: _core.Labels = "canonical",
         names: _core.Names = "canonical",
+        judged_only: bool = False,
+        rel: int | None = None,
+        collection_size: int | None = None,
+        aggregate: _core.Aggregate | None = None,
         ties: _core.Ties = "docid",
         ci: float | None = None,
     ) -> FrameT:
@@ -211,10 +228,12 @@ class IREvalNamespace(Generic[FrameT]):
         ``NumRelRet``, ``NumQ``), which are summed. ``num_q`` is the number of
         queries averaged. ``shape="wide"`` gives ``[*by, <one column per measure>, num_q]``.
         Values are added query after query in the text order of the query ids (as
-        trec_eval does) and divided once: the same bits on every call. ``ci=0.95`` adds
-        ``ci_low`` and ``ci_high``, the Student's t interval of each mean over the queries
-        (see :func:`frame_eval.compare.intervals`; needs the ``[stats]`` extra). Other
-        parameters as in :meth:`evaluate`.
+        trec_eval does) and divided once: the same bits on every call. ``gm_map`` and
+        ``gm_bpref`` are trec_eval's geometric means; ``aggregate="mean"``, ``"gmean"`` or
+        ``"micro"`` (numerators and denominators summed before dividing) applies one
+        summary to every measure. ``ci=0.95`` adds ``ci_low`` and ``ci_high``, the
+        Student's t interval of each mean over the queries (needs the ``[stats]`` extra).
+        Other parameters as in :meth:`evaluate`.
 
         Examples
         --------
@@ -230,7 +249,8 @@ class IREvalNamespace(Generic[FrameT]):
         result = _core.summarize(
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, ties=ties, ci=ci,
+            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
+            aggregate=aggregate, ties=ties, ci=ci,
         )
         return self._finish(result)
 

@@ -78,7 +78,8 @@ class MeasureSpec:
     ``build(columns, cutoff, **params)`` returns the (unaliased) polars
     expression; ``columns`` maps role names (``rank``, ``relevance``,
     ``actual``, ...) to column names. ``aggregate`` says how per-group
-    values combine into a summary: ``"mean"`` or ``"sum"`` (counts).
+    values combine into a summary: ``"mean"``, ``"sum"`` (counts) or ``"gmean"``
+    (trec_eval's geometric mean: ``exp(mean(log(max(value, 0.00001))))``).
     ``reads_unjudged`` (default ``True``, the safe choice for a new measure) says that
     a ranking measure may look at unjudged retrieved documents other than the deepest
     one; a measure that declares ``False`` is computed from a compact frame of the
@@ -88,6 +89,8 @@ class MeasureSpec:
     ranking measure's value (``inf``: it reads no judged row, only the deepest
     one); ``evaluate`` drops judgements below what every requested measure
     reads. ``None`` (the default) means every judged row is read.
+    ``micro``, for measures that are a ratio of counts, gives the numerator and the
+    denominator, which ``summarize(aggregate="micro")`` sums over queries before dividing.
     """
 
     name: str
@@ -97,13 +100,15 @@ class MeasureSpec:
     params: tuple[Param, ...] = ()
     cutoff: Literal["none", "optional", "required"] = "none"
     cutoff_type: type = int
-    aggregate: Literal["mean", "sum"] = "mean"
+    aggregate: Literal["mean", "sum", "gmean"] = "mean"
     reads_unjudged: bool = True
     lowest_read: Callable[[Mapping[str, Any]], float] | None = None
     aliases: tuple[str, ...] = ()
     trec_name: str | None = None
     trec_cut_name: str | None = None
     format_name: Callable[[Mapping[str, Any], int | None], str] | None = None
+    # for micro averages: (columns, cutoff, **params) -> (numerator, denominator) of one group
+    micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -125,6 +130,9 @@ class Measure:
     params: tuple[tuple[str, Any], ...] = ()
     cutoff: float | None = None
     _name: str = field(default="", compare=False, repr=False)
+    # the parameters named when the measure was made, defaults included: run-wide options
+    # (evaluate's rel=, collection_size=) do not override them
+    given: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -156,7 +164,9 @@ MAX_CUTOFF = 2**63 - 1  # trec_eval's cutoffs are C longs
 _SPECS: dict[str, MeasureSpec] = {}
 # lower-cased name -> spec, per kind: "recall" is R@k for rankings and TP / P for classifiers
 _LOOKUP: dict[str, dict[str, MeasureSpec]] = {"ranking": {}, "classification": {}}
-Shorthand = Callable[[re.Match[str]], tuple[str, dict[str, Any]]]
+# a shorthand gives one (family, params) pair, or a list of them for names that stand for
+# several measures (trec_eval's ``Rprec_mult.0.2,0.4``)
+Shorthand = Callable[[re.Match[str]], tuple[str, dict[str, Any]] | list[tuple[str, dict[str, Any]]]]
 _SHORTHANDS: list[tuple[Kind, re.Pattern[str], Shorthand]] = []
 
 
@@ -174,11 +184,26 @@ def register(spec: MeasureSpec) -> MeasureSpec:
     return spec
 
 
+_GROUPS: dict[tuple[Kind, str], tuple[str, ...]] = {}
+
+
+def register_group(kind: Kind, name: str, members: Iterable[str]) -> None:
+    """Make ``name`` (case-insensitive) stand for the measures ``members`` name, in that order
+    (trec_eval's ``all_trec``, ``official``, ``set``)."""
+    _GROUPS[(kind, name.lower())] = tuple(members)
+
+
+def groups(kind: Kind = "ranking") -> dict[str, tuple[str, ...]]:
+    """Registered group names and the measure names each stands for."""
+    return {name: members for (k, name), members in _GROUPS.items() if k == kind}
+
+
 def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
     """Accept names matching ``pattern`` (full match, case-insensitive) as ``shorthand(match)``.
 
     ``shorthand`` returns the family name and its parameters, e.g. ``F2`` gives
-    ``("F", {"beta": 2.0})``; a ``"cutoff"`` entry is taken as the cutoff.
+    ``("F", {"beta": 2.0})``; a ``"cutoff"`` entry is taken as the cutoff. A list of such
+    pairs makes the name stand for several measures.
     """
     _SHORTHANDS.append((kind, re.compile(pattern, re.IGNORECASE), shorthand))
 
@@ -228,7 +253,7 @@ def measure(
         if value != p.default:
             chosen[key] = value
     ordered = tuple((p.name, chosen[p.name]) for p in spec.params if p.name in chosen)
-    return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff))
+    return Measure(spec, ordered, cutoff, _canonical(spec, chosen, cutoff), tuple(params))
 
 
 def _check_cutoff(spec: MeasureSpec, cutoff: Any) -> float:
@@ -297,10 +322,14 @@ def _parse_cutoff(text: str, original: str, spec: MeasureSpec) -> float:
 def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
     """Parse one measure name into measures (a trec_eval cutoff list gives several).
 
-    Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``.
+    Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``; a group
+    name (``"all_trec"``, ``"official"``, ``"set"``) gives each of its measures.
     """
     original = text
     text = text.strip()
+    group = _GROUPS.get((kind, text.lower()))
+    if group is not None:
+        return [m for member in group for m in parse_measures(member, kind)]
     measures: list[Measure]
     trec = _TREC_CUT.match(text)
     spec = _cut_spec(trec.group("name"), kind) if trec else None
@@ -311,9 +340,12 @@ def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
         for pattern_kind, pattern, shorthand in _SHORTHANDS:
             m = pattern.fullmatch(text)
             if pattern_kind == kind and m is not None:
-                family, params = shorthand(m)
-                cutoff = params.pop("cutoff", None)
-                measures = [measure(family, cutoff, kind=kind, **params)]
+                found = shorthand(m)
+                measures = []
+                for family, params in found if isinstance(found, list) else [found]:
+                    params = dict(params)
+                    cutoff = params.pop("cutoff", None)
+                    measures.append(measure(family, cutoff, kind=kind, **params))
                 break
         else:
             m = _IR_FORM.match(text)
@@ -355,7 +387,13 @@ def from_ir_measures(item: Any, kind: Kind = "ranking") -> list[Measure]:
                 f"{item}: ir_measures dcg={dcg!r} has no frame_eval equivalent; use 'log2' or 'exp-log2'"
             )
         params["gain"] = gains[dcg]
-    spec = _lookup(str(item.NAME), kind)
+    name = str(item.NAME)
+    if name == "SetP" and params.pop("relative", False):
+        name = "set_relative_P"  # ir_measures' SetRelP is SetP(relative=True)
+    params.pop("relative", None)
+    spec = _lookup(name, kind)
+    if spec.name == "RBP" and "p" not in params:
+        params["p"] = 0.8  # ir_measures' default persistence (trec_eval's, and ours, is 0.9)
     known = {p.name for p in spec.params}
     unknown = [k for k in params if k not in known]
     if unknown:

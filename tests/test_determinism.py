@@ -24,7 +24,11 @@ import frame_eval  # noqa: F401  (registers .ireval)
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["AP", "AP@10", "nDCG", "nDCG@10", "nDCG(gain=exp)@5", "P@10", "R@20", "RR", "Rprec",
-            "IPrec@0.3", "Success@5", "NumRet", "NumRel", "NumRelRet", "NumQ"]
+            "IPrec@0.3", "Success@5", "NumRet", "NumRel", "NumRelRet", "NumQ",
+            # one of each family added with issue 11
+            "Bpref", "gm_map", "infAP", "SetF", "SetAP", "utility", "11pt_avg", "Rprec_mult(mult=0.4)",
+            "relative_P@10", "G", "binG", "nDCG_rel", "RnDCG", "RBP", "RBP_resid", "unj@10", "Judged@10",
+            "NumNonRelJudgedRet", "nDCG(gains=1:3;2:9)@10"]
 
 
 def case(seed: int, queries: int = 300, depth: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -141,7 +141,14 @@ def test_scores_compare_as_doubles_as_in_trec_eval_10() -> None:
 
 ALL_FAMILIES = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp,base=10)@5", "P@5", "R@5", "R", "RR",
                 "RR@3", "Rprec", "Success@3", "IPrec@0", "IPrec@0.3", "IPrec@1", "NumRet", "NumRel",
-                "NumRelRet", "NumQ", "AP(rel=2)", "P(rel=3)@10"]
+                "NumRelRet", "NumQ", "AP(rel=2)", "P(rel=3)@10", "Bpref", "Bpref(rel=2)", "gm_map",
+                "gm_bpref", "infAP", "infAP(rel=2)", "NumNonRelJudgedRet", "SetP", "SetR", "set_relative_P",
+                "SetAP", "SetF(beta=0.5)", "utility(a=2,c=0.5,collection_size=100)", "relative_P@5",
+                "Rprec_mult(mult=0.4)", "Rprec_mult(mult=2)", "11pt_avg", "11pt_avg(levels=0.25;0.5)", "binG",
+                "G", "unj@5", "unj@50", "Judged@5", "Judged", "RBP", "RBP(p=0.5)",
+                "nDCG(gains=0:1;1:3;3:2)@5", "nDCG(gains=1:-2;2:9)",
+                "nDCG_rel", "RnDCG", "RnDCG(rel=2)", "CG@5", "CG(gain=exp)", "DCG@10", "DCG(gains=0:1;2:5)",
+                "E", "E(beta=2)", "fallout(collection_size=300)", "generality(collection_size=300)"]
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -1,0 +1,79 @@
+"""Average precision (trec_eval's ``map``, ``map_cut`` and ``gm_map``).
+
+The precision at the rank of each relevant document retrieved (within the
+cutoff), added in rank order, divided once by ``R``, the query's relevant
+documents, retrieved or not. 0 when ``R`` is 0. Unjudged documents are not
+relevant. ``gm_map`` is the same per-query value summarised by trec_eval's
+geometric mean, ``exp(mean(log(max(AP, 0.00001))))``; trec_eval prints no
+per-query ``gm_map`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from frame_eval._float import ordered_sum
+from frame_eval.ranking._common import (
+    _REL,
+    GUARD,
+    RANK,
+    RELEVANCE,
+    _columns,
+    _reads_relevant,
+    _relevant,
+    _safe_ratio,
+    _spec,
+    _within,
+)
+from frame_eval.registry import measure
+
+
+def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
+    # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
+    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+    precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
+    return _safe_ratio(precision_sum, is_rel.sum())
+
+
+AP = _spec(
+    "AP", "average precision: mean over relevant documents of the precision at their rank",
+    _build_ap, params=(_REL,), cutoff="optional", aliases=("MAP",), trec_name="map",
+    trec_cut_name="map_cut",
+    lowest_read=_reads_relevant,
+)
+
+GM_MAP = _spec(
+    "gm_map", "average precision, summarised by the geometric mean (floor 0.00001)", _build_ap,
+    params=(_REL,), aggregate="gmean", aliases=("GMAP",), lowest_read=_reads_relevant,
+)
+
+
+def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Average precision (trec_eval ``map``; with ``k``, ``map_cut.k``).
+
+    ``AP@k = sum over relevant documents d at rank r(d) <= k of
+    P@r(d) / R``, with ``R`` the number of relevant documents of the query
+    (retrieved or not). 0 when ``R`` is 0.
+
+    Parameters
+    ----------
+    k
+        Only ranks ``1..k`` count; the divisor stays ``R``.
+    rel
+        Minimum judgement for a document to be relevant.
+    rank, relevance
+        Column names in the judged frame.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [1, 0, 1, 1]})
+    >>> round(judged.select(fe.ranking.ap()).item(), 4)  # (1/1 + 2/3) / 3
+    0.5556
+    """
+    return measure(AP, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)

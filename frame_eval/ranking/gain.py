@@ -1,0 +1,276 @@
+"""Graded gain measures: nDCG (trec_eval's ``ndcg``, ``ndcg_cut``), CG and DCG.
+
+The gain of a document is its judgement (``gain=linear``, trec_eval's) or
+``2**g - 1``, or what a gain table says for its judgement (``gains=1:3;2:9``,
+trec_eval's ``ndcg.1=3,2=9``; judgements the table leaves out keep their
+value); unjudged and negatively judged documents give none. The
+discount of rank ``r`` is ``log2(r + 1)`` (the C library's bits). The
+ideal ranking orders every judged document of the query by gain, whether
+retrieved or not; a cutoff applies to both rankings. 0 when no judged
+document has gain. ``rel`` plays no part, as in trec_eval. (trec_eval sorts
+the ideal gains with a comparison that truncates differences below 1, so two
+table gains less than 1 apart may be taken in either order there; here the
+ideal ranking is always sorted by gain.)
+
+- ``CG@k`` (cumulated gain, Järvelin and Kekäläinen): the gains in ranks ``1..k``
+  added up; ``DCG@k``: each over ``log2(rank + 1)``, trec_eval's discount, not
+  normalised. Both take ``gain=linear|exp`` and a gain table as nDCG does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import polars as pl
+
+from frame_eval._float import divide, log2, ordered_sum
+from frame_eval.ranking._common import (
+    _BASE,
+    _GAIN,
+    _RANKS,
+    GUARD,
+    RANK,
+    RELEVANCE,
+    _columns,
+    _reads_gains,
+    _safe_ratio,
+    _spec,
+    _within,
+)
+from frame_eval.registry import Param, measure, register_shorthand
+
+
+def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
+    """Gain of each judgement: ``g`` (linear) or ``2**g - 1`` (exp); 0 for null and negative ``g``.
+
+    Exponential gains are scaled by ``2**-highest`` (the query's highest judgement), which
+    leaves nDCG's bits unchanged (a power of two scales exactly) and keeps judgements of
+    1024 or more from overflowing to infinity.
+    """
+    g = relevance.fill_null(0).clip(lower_bound=0).cast(pl.Float64)
+    if gain == "linear":
+        return g
+    top = highest.cast(pl.Float64)
+    return pl.when(g > 0).then(pl.lit(2.0).pow(g - top) - pl.lit(2.0).pow(-top)).otherwise(0.0)
+
+
+def _discount(positions: pl.Expr, base: float) -> pl.Expr:
+    """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2."""
+    discount = log2(positions + 1)
+    return discount if base == 2.0 else divide(discount, math.log2(base))
+
+
+def parse_gain_table(text: str) -> dict[int, float]:
+    """``"1:3;2:9;4:4.5"`` (or trec_eval's ``"1=3,2=9,4=4.5"``) -> ``{1: 3.0, 2: 9.0, 4: 4.5}``.
+
+    >>> parse_gain_table("1=3,2=9,4=4.5")
+    {1: 3.0, 2: 9.0, 4: 4.5}
+    """
+    table: dict[int, float] = {}
+    for pair in text.replace(",", ";").split(";"):
+        if not pair.strip():
+            continue
+        level, _, value = pair.replace(":", "=").partition("=")
+        table[int(level)] = float(value)
+    return table
+
+
+def _check_gains(value: str) -> str | None:
+    try:
+        table = parse_gain_table(value)
+    except ValueError:
+        return "is not a gain table; write judgement:gain pairs such as 1:3;2:9 (trec_eval: 1=3,2=9)"
+    if any(level < 0 for level in table) or not all(math.isfinite(g) for g in table.values()):
+        return "must map judgements of 0 or more to finite gains"
+    return None
+
+
+def _format_gains(table: Mapping[int, float]) -> str:
+    return ";".join(f"{level}:{int(g) if g.is_integer() else g}" for level, g in sorted(table.items()))
+
+
+_GAINS = Param("gains", str, "", doc="gain table judgement:gain;... (trec_eval ndcg.1=3,2=9)",
+               check=_check_gains)
+
+
+def _table_gains(relevance: pl.Expr, table: Mapping[int, float]) -> pl.Expr:
+    """Gains from a table: the table's value, else the judgement; 0 for null and negative judgements."""
+    levels = list(table)
+    mapped = relevance.replace_strict(
+        levels, [table[level] for level in levels], default=relevance.cast(pl.Float64),
+        return_dtype=pl.Float64,
+    )
+    return pl.when(relevance >= 0).then(mapped).otherwise(pl.lit(0.0, pl.Float64))
+
+
+def _build_ndcg(
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = ""
+) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    if gains:
+        return _build_ndcg_table(rank, relevance, k, gain, base, gains)
+    highest = relevance.max().fill_null(0)
+    g = _gains(relevance, gain, highest)
+    # DCG: gains of the retrieved documents over their discounts, added in rank order
+    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
+    scoring = _within(rank, k) & (g > 0)
+    terms = g / _discount(rank.fill_null(0), base)
+    dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    # ideal ranking: every judgement of the query, best first (zero gains add nothing)
+    ideal = relevance.filter(relevance > 0).sort(descending=True)
+    if k is not None and k < _RANKS:
+        ideal = ideal.head(k)
+    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
+    return _safe_ratio(dcg, idcg)
+
+
+def _build_ndcg_table(
+    rank: pl.Expr, relevance: pl.Expr, k: int | None, gain: str, base: float, gains: str
+) -> pl.Expr:
+    """nDCG with a gain table: table gains may be 0 or negative for the run, and order the ideal."""
+    if gain != "linear":
+        raise ValueError("nDCG: a gain table (gains=) replaces gain=; leave gain at 'linear'")
+    g = _table_gains(relevance, parse_gain_table(gains))
+    scoring = _within(rank, k) & (g != 0)
+    terms = g / _discount(rank.fill_null(0), base)
+    dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    ideal = g.filter(relevance.is_not_null() & (g > 0)).sort(descending=True)
+    if k is not None and k < _RANKS:
+        ideal = ideal.head(k)
+    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
+    idcg = ordered_sum(ideal / _discount(positions, base))
+    return _safe_ratio(dcg, idcg)
+
+
+def _retrieved_gains(
+    columns: Mapping[str, str], k: int | None, gain: str, gains: str
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(gain of every row, rows retrieved within k with a gain, rank) for CG and DCG."""
+    rank, relevance = _columns(columns)
+    if gains:
+        if gain != "linear":
+            raise ValueError("a gain table (gains=) replaces gain=; leave gain at 'linear'")
+        g = _table_gains(relevance, parse_gain_table(gains))
+    else:
+        g = _gains(relevance, gain, relevance.max().fill_null(0))
+    return g, _within(rank, k) & (g != 0), rank
+
+
+def _build_cg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
+    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
+    total = ordered_sum(g.filter(scoring), rank.filter(scoring))
+    if gain == "exp" and not gains:  # _gains scaled exponential gains by 2**-top: undo it exactly
+        top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
+        total = total * pl.lit(2.0).pow(top)
+    return total
+
+
+def _build_dcg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
+    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
+    terms = g / _discount(rank.fill_null(0), 2.0)
+    total = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    if gain == "exp" and not gains:
+        top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
+        total = total * pl.lit(2.0).pow(top)
+    return total
+
+
+def _reads_table_gains(params: Mapping[str, object]) -> float:
+    """With a gain table, a judgement of 0 may have gain; without one, only judgements from 1 do."""
+    return 0 if params.get("gains") else _reads_gains(params)
+
+
+NDCG = _spec(
+    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE, _GAINS),
+    cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
+    lowest_read=_reads_table_gains,
+)
+register_shorthand(
+    "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",
+    lambda m: ("nDCG", {"gains": _format_gains(parse_gain_table(m.group(1)))}),
+)
+CG = _spec(
+    "CG", "cumulated gain: the gains of the documents in the top k, added up", _build_cg,
+    params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+)
+DCG = _spec(
+    "DCG", "discounted cumulated gain: gain / log2(rank + 1) over the top k, not normalised", _build_dcg,
+    params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+)
+
+
+def ndcg(
+    k: int | None = None,
+    *,
+    gain: str = "linear",
+    base: float = 2.0,
+    gains: Mapping[int, float] | None = None,
+    rank: str = RANK,
+    relevance: str = RELEVANCE,
+) -> pl.Expr:
+    """Normalised discounted cumulative gain (trec_eval ``ndcg``, ``ndcg_cut.k``).
+
+    ``DCG@k = sum over ranks r <= k of gain(g_r) / log_base(r + 1)``;
+    ``nDCG@k = DCG@k / IDCG@k``, where the ideal ranking sorts every judged
+    document of the query by gain. Without ``k`` the run's whole ranking is
+    scored against the whole ideal ranking. 0 when no document has gain.
+
+    Parameters
+    ----------
+    k
+        Cutoff for both the run and the ideal ranking.
+    gain
+        ``"linear"`` (the judgement, trec_eval's) or ``"exp"`` (``2**g - 1``).
+        Negative and null judgements give no gain.
+    base
+        Base of the logarithmic discount.
+    gains
+        A gain table ``{judgement: gain}`` (trec_eval ``ndcg.1=3,2=9``); judgements it
+        leaves out keep their value as gain.
+    rank, relevance
+        Column names in the judged frame.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2], "relevance": [1, 2]})
+    >>> round(judged.select(fe.ranking.ndcg()).item(), 4)
+    0.8597
+    """
+    table = _format_gains(gains) if gains else ""
+    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def cg(
+    k: int | None = None, *, gain: str = "linear", rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Cumulated gain at ``k``: the gains of ranks ``1..k`` added up (unjudged and negative: 0).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    >>> judged.select(fe.ranking.cg(5)).item()
+    11.0
+    """
+    return measure(CG, cutoff=k, gain=gain).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def dcg(
+    k: int | None = None, *, gain: str = "linear", rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Discounted cumulated gain at ``k``: ``sum over ranks r <= k of gain / log2(r + 1)``.
+
+    Not normalised (see :func:`ndcg`).
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    >>> round(judged.select(fe.ranking.dcg(5)).item(), 3)
+    6.597
+    """
+    return measure(DCG, cutoff=k, gain=gain).expr(rank=rank, relevance=relevance, guard=GUARD)

@@ -1,0 +1,182 @@
+"""Interpolated precision (trec_eval's ``iprec_at_recall`` and ``11pt_avg``).
+
+The interpolated precision at recall level ``x`` is the best precision at
+any rank where at least ``round(x * R)`` relevant documents have been
+found (trec_eval 10.0 rounds halves away from zero; 9.x truncated
+``x * R + 0.9``). 0 where that many are never found; 0 for every level
+when ``R`` is 0.
+
+``11pt_avg`` averages the interpolated precision over recall levels (by default
+0, 0.1, ..., 1; ``11pt_avg(levels=0.2;0.5;0.8)`` gives trec_eval 8's 3-point
+average): each level ``x`` needs ``round(x * R)`` relevant documents found, 0
+where they never are; a level that needs none takes the best precision at any
+relevant document. Levels are added from the highest down, as trec_eval adds
+them, and the sum is divided by their number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from frame_eval._float import divide
+from frame_eval.ranking._common import (
+    _REL,
+    GUARD,
+    RANK,
+    RELEVANCE,
+    _columns,
+    _reads_relevant,
+    _relevant,
+    _spec,
+)
+from frame_eval.registry import Param, measure, register_shorthand
+
+
+def _best_precision_from(found: pl.Expr, hit_ranks: pl.Expr, needed: pl.Expr) -> pl.Expr:
+    """The best precision at the relevant documents found from the ``needed``-th on (0 if none)."""
+    return (found.cast(pl.Float64) / hit_ranks).filter(found >= needed).max().fill_null(0.0)
+
+
+DEFAULT_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def parse_levels(text: str) -> tuple[float, ...]:
+    """``"0.2;0.5;0.8"`` (or ``","``-separated) -> ``(0.2, 0.5, 0.8)``, sorted; empty: the 11 levels.
+
+    >>> parse_levels(".75,.25,.5")
+    (0.25, 0.5, 0.75)
+    """
+    parts = [x for x in text.replace(",", ";").split(";") if x.strip()]
+    return tuple(sorted(float(x) for x in parts)) if parts else DEFAULT_LEVELS
+
+
+def _check_levels(value: str) -> str | None:
+    try:
+        levels = parse_levels(value)
+    except ValueError:
+        return "is not a list of recall levels; write them like 0.2;0.5;0.8"
+    if not all(0 <= x <= 1 for x in levels):
+        return "must hold recall levels from 0 to 1"
+    return None
+
+
+def _build_11pt_avg(columns: Mapping[str, str], k: int | None, *, levels: str, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    chosen = parse_levels(levels)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & rank.is_not_null())
+    found = hit_ranks.rank("ordinal")
+    num_rel = is_rel.sum().cast(pl.Float64)
+    total: pl.Expr = pl.lit(0.0, pl.Float64)
+    for level in reversed(chosen):  # trec_eval adds the highest level first
+        needed = (num_rel * level).round(0, mode="half_away_from_zero")
+        total = total + _best_precision_from(found, hit_ranks, needed)
+    return divide(total, len(chosen))
+
+
+def _needed(num_rel: pl.Expr, recall_level: float, rounding: str) -> pl.Expr:
+    """The count of relevant documents a recall level asks for, rounded as ``rounding`` says."""
+    exact = num_rel.cast(pl.Float64) * recall_level
+    if rounding == "trec9":  # trec_eval 9.x (pytrec_eval): truncate x R + 0.9
+        return (exact + 0.9).floor()
+    if rounding == "ceil":  # the textbook: the best precision at recall >= x
+        return exact.ceil()
+    # trec_eval 10.0 rounds the recall level to a count of relevant documents (half away from 0)
+    return exact.round(0, mode="half_away_from_zero")
+
+
+def _build_iprec(
+    columns: Mapping[str, str], recall_level: float | None, *, rel: int, rounding: str = "trec10"
+) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    assert recall_level is not None
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & rank.is_not_null())
+    found = hit_ranks.rank("ordinal")
+    return _best_precision_from(found, hit_ranks, _needed(is_rel.sum(), recall_level, rounding))
+
+
+_ROUNDING = Param(
+    "rounding", str, "trec10", ("trec10", "trec9", "ceil"),
+    "recall level to a count of relevant documents: round (trec_eval 10.0), truncate x R + 0.9 "
+    "(9.x, pytrec_eval) or round up (the textbook's recall >= x)",
+)
+
+
+IPREC = _spec(
+    "IPrec", "interpolated precision at a recall level: best precision at that recall or beyond",
+    _build_iprec, params=(_REL, _ROUNDING), cutoff="required", cutoff_type=float,
+    trec_name="iprec_at_recall",
+    lowest_read=_reads_relevant,
+)
+
+
+register_shorthand(  # iprec_at_recall_0.10, trec_eval's -m iprec_at_recall..10,.20 and, bare, its 11 levels
+    "ranking", r"iprec_at_recall(?:[._](\d*\.?\d+(?:,\d*\.?\d+)*))?",
+    lambda m: [("IPrec", {"cutoff": float(x)})
+               for x in (m.group(1).split(",") if m.group(1) else DEFAULT_LEVELS)],
+)
+
+
+def iprec(
+    recall_level: float, *, rel: int = 1, rounding: str = "trec10", rank: str = RANK,
+    relevance: str = RELEVANCE,
+) -> pl.Expr:
+    """Interpolated precision at a recall level (trec_eval ``iprec_at_recall``, ir_measures ``IPrec@r``).
+
+    With ``R`` relevant documents and ``c = round(recall_level * R)`` (halves
+    away from zero, as trec_eval 10.0 does; 9.x truncated ``x + 0.9``): the
+    highest precision ``m / rank_m`` over the ``m``-th relevant documents
+    found with ``m >= c``. 0 when fewer than ``c`` relevant documents are
+    found; at level 0, the best precision at any relevant document (0 if none).
+    ``rounding="trec9"`` counts ``c`` as trec_eval 9.x and pytrec_eval do,
+    ``floor(recall_level * R + 0.9)``; ``"ceil"`` as the textbook's "recall at
+    least ``recall_level``", ``ceil(recall_level * R)``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4], "relevance": [0, 1, 0, 1]})
+    >>> judged.select(fe.ranking.iprec(0.5), fe.ranking.iprec(1.0)).row(0)
+    (0.5, 0.5)
+    """
+    m = measure(IPREC, cutoff=recall_level, rel=rel, rounding=rounding)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+ELEVEN_POINT = _spec(
+    "11pt_avg", "interpolated precision averaged over recall levels (the 11 points by default)",
+    _build_11pt_avg,
+    params=(Param("levels", str, "", doc="recall levels, e.g. 0.2;0.5;0.8 (default the 11)",
+                  check=_check_levels), _REL),
+    aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant,
+)
+register_shorthand(  # trec_eval's 11pt_avg..25,.5,.75 (printed 11pt_avg_.25,.5,.75) and our own name
+    "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(\s*levels\s*=([^()]*)\))?",
+    lambda m: ("11pt_avg", {"levels": _levels_text(m.group(1) or m.group(2) or "")}),
+)
+
+
+def _levels_text(text: str) -> str:
+    levels = parse_levels(text)
+    return "" if levels == DEFAULT_LEVELS else ";".join(str(x) for x in levels)
+
+
+def eleven_point_average(
+    levels: tuple[float, ...] = DEFAULT_LEVELS, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Interpolated precision averaged over recall ``levels`` (trec_eval ``11pt_avg``).
+
+    See the module docstring; the default is the 11 levels 0, 0.1, ..., 1.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4], "relevance": [0, 1, 0, 1]})
+    >>> judged.select(fe.ranking.eleven_point_average((0.5, 1.0))).item()
+    0.5
+    """
+    text = "" if tuple(levels) == DEFAULT_LEVELS else ";".join(str(float(x)) for x in sorted(levels))
+    return measure(ELEVEN_POINT, levels=text, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
