@@ -241,6 +241,13 @@ def _micro_summary(
         ratio = pl.when(denominator > 0).then(numerator / denominator).otherwise(pl.lit(0.0, pl.Float64))
         is_count = pl.col(label + _DEN).null_count() == pl.len()
         aggs.append(pl.when(is_count).then(numerator).otherwise(ratio).alias(label))
+    return _summary(wide, aggs, [label for _, label in pairs], cols, shape)
+
+
+def _summary(
+    wide: pl.LazyFrame, aggs: Sequence[pl.Expr], labels: Sequence[str], cols: RunColumns, shape: Shape
+) -> pl.LazyFrame:
+    """The per-query frame aggregated per ``by`` group, with ``num_q``; wide, or tidy long."""
     num_q = pl.len().cast(pl.Int64).alias("num_q")
     if cols.by:
         totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
@@ -248,7 +255,7 @@ def _micro_summary(
         totals = wide.select(*aggs, num_q)
     if shape == "wide":
         return totals
-    long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
+    long = to_long(totals, cols.by, labels, carry=["num_q"])
     return long.select(*cols.by, "metric", "value", "num_q")
 
 
@@ -369,16 +376,8 @@ def summarize(
     for m, label in pairs:
         how = aggregate or m.spec.aggregate
         aggs.append(_aggregate(pl.col(label), order, how).alias(label))
-    num_q = pl.len().cast(pl.Int64).alias("num_q")
-    if cols.by:
-        totals = wide.group_by(list(cols.by)).agg(*aggs, num_q).sort(list(cols.by))
-    else:
-        totals = wide.select(*aggs, num_q)
-    if shape == "wide":
-        return totals
-    long = to_long(totals, cols.by, [label for _, label in pairs], carry=["num_q"])
-    long = long.select(*cols.by, "metric", "value", "num_q")
-    if ci is None:
+    long = _summary(wide, aggs, [label for _, label in pairs], cols, shape)
+    if ci is None or shape == "wide":
         return long
     bounds = _t_intervals(wide, pairs, cols, ci)
     return long.join(bounds, on=[*cols.by, "metric"], how="left", maintain_order="left")
