@@ -330,19 +330,29 @@ def _pandas_doc(doc: str | None) -> str:
 def _generated(name: str) -> Callable[..., Any]:
     """``PandasIREval.<name>``: the polars method's signature and documentation, pandas in and out."""
     target = getattr(IREvalNamespace, name)
-    signature = inspect.signature(target).replace(return_annotation="pandas.DataFrame")
+    signature = inspect.signature(target)
+    if "Frame" in str(signature.return_annotation):  # frames come back as pandas; text stays text
+        signature = signature.replace(return_annotation="pandas.DataFrame")
 
     @functools.wraps(target)
     def method(self: PandasIREval, *args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
-        arguments = dict(bound.arguments)
-        del arguments["self"]
+        arguments: dict[str, Any] = {}
+        for param, value in list(bound.arguments.items())[1:]:  # without self
+            kind = signature.parameters[param].kind
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                arguments.update(value)
+            elif kind is inspect.Parameter.VAR_POSITIONAL:
+                if value:
+                    raise TypeError(f"{name}() takes its extra arguments by keyword")
+            else:
+                arguments[param] = value
         return self._run(name, arguments)
 
     method.__signature__ = signature  # type: ignore[attr-defined]
     method.__doc__ = _pandas_doc(target.__doc__)
-    method.__annotations__ = {**target.__annotations__, "return": "pandas.DataFrame"}
+    method.__annotations__ = {**target.__annotations__, "return": signature.return_annotation}
     method.__module__ = __name__
     method.__qualname__ = f"PandasIREval.{name}"
     return method
@@ -357,9 +367,9 @@ class PandasIREval:
     >>> run.set_index("query_id").ireval.evaluate(qrels, ["P@2", "RR"]).values.tolist()
     [['q1', 'P@2', 0.5], ['q1', 'RR', 1.0]]
     >>> preds = pd.DataFrame({"label": [1, 0, 1], "prob": [0.9, None, 0.2]})
-    >>> preds.ireval.scores("label", "prob")
+    >>> preds.ireval.scores("label", "prob")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: 1 NaN values in predictions column 'prob' (first at row 1, counting from 0); drop or fill them
+    ValueError: 1 NaN values in predictions column 'prob' (first at row 1...); drop or fill them
     """
 
     def __init__(self, frame: Any) -> None:
@@ -369,13 +379,13 @@ class PandasIREval:
         role = "run" if name in _RANKING else "predictions"
         wanted = _column_names(arguments)
         frames = {role: _to_polars(self._frame, role, wanted)}
+        for param, value in arguments.items():  # frame arguments (qrels, ...) are converted too
+            if _is_pandas(value):
+                frames[param] = _to_polars(value, param, wanted)
+                arguments[param] = frames[param].frame
         qrels = arguments.get("qrels")
-        if "qrels" in arguments:
-            if _is_pandas(qrels):
-                frames["qrels"] = _to_polars(qrels, "qrels", wanted)
-                arguments["qrels"] = frames["qrels"].frame
-            elif not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
-                raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
+        if "qrels" in arguments and not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
+            raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
         labels = {label: name for frame in frames.values() for name, label in frame.labels.items()}
         namespace = IREvalNamespace(frames[role].frame)
         with warnings.catch_warnings(record=True) as caught:
@@ -388,6 +398,8 @@ class PandasIREval:
                 raise _rethrow(error, frames) from None
         for warning in caught:  # the core's warnings, also in pandas terms, pointing at the caller
             warnings.warn(pandas_message(str(warning.message), frames), warning.category, stacklevel=3)
+        if not isinstance(result, pl.DataFrame):  # a method that returns text or a number
+            return result
         back = {name: label for name, label in frames[role].labels.items() if name in result.columns}
         out = result.to_pandas()
         return out.rename(columns=back) if back else out
@@ -402,25 +414,17 @@ class PandasIREval:
     pr_curve = _generated("pr_curve")
     scores = _generated("scores")
 
-    # -- comparing systems (frame_eval.compare) ----------------------------------------------
 
-    def compare(self, baseline: Any = None, **options: Any) -> Any:
-        """Paired significance tests; see :func:`frame_eval.compare.compare`."""
-        return self._run("compare", {"baseline": baseline, **options})
+def public_methods() -> list[str]:
+    """The polars namespace's public methods: the pandas accessor has each, with its signature."""
+    return [
+        name for name, value in vars(IREvalNamespace).items() if not name.startswith("_") and callable(value)
+    ]
 
-    def intervals(self, **options: Any) -> Any:
-        """Means with confidence intervals; see :func:`frame_eval.compare.intervals`."""
-        return self._run("intervals", dict(options))
 
-    def report(self, format: str = "markdown", **options: Any) -> str:
-        """Markdown or LaTeX results table; see :func:`frame_eval.compare.report`."""
-        from frame_eval.compare import report
-
-        return report(self._frame, format, **options)  # type: ignore[arg-type]
-
-    def tie_aware(self, measures: Any = ("AP", "nDCG@10", "P@10", "RR"), **options: Any) -> Any:
-        """Tie-aware values of a judged frame; see :func:`frame_eval.compare.tie_aware`."""
-        return self._run("tie_aware", {"measures": measures, **options})
+for _name in public_methods():  # methods added to the polars namespace later come along
+    if _name not in vars(PandasIREval):
+        setattr(PandasIREval, _name, _generated(_name))
 
 
 def _register_now() -> None:

@@ -12,14 +12,12 @@ import os
 import pickle
 import select
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, settings
-
-pl.Config.set_tbl_rows(-1)  # falsifying examples print every row
-pl.Config.set_tbl_cols(-1)
 
 EXAMPLES = int(os.environ.get("FRAME_EVAL_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
@@ -28,6 +26,13 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
     print_blob=True,
 )
+
+
+@pytest.fixture(autouse=True)
+def full_frames() -> Iterator[None]:
+    """Falsifying examples print every row and every digit (near-ties differ in the 8th)."""
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_float="full"):
+        yield
 
 
 def in_fresh_process(function: Callable[[], Any], timeout: float = 60.0) -> Any:

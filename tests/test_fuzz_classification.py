@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from fuzz_support import FUZZ, CountingSource, assert_clean_error, unchanged
+from fuzz_support import (
+    FUZZ,
+    CountingSource,
+    assert_clean_error,
+    full_frames,  # noqa: F401 - an autouse fixture: examples print in full
+    unchanged,
+)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

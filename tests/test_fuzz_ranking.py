@@ -17,7 +17,14 @@ from typing import Any
 
 import polars as pl
 import pytest
-from fuzz_support import FUZZ, CountingSource, assert_clean_error, in_fresh_process, unchanged
+from fuzz_support import (
+    FUZZ,
+    CountingSource,
+    assert_clean_error,
+    full_frames,  # noqa: F401 - an autouse fixture: examples print in full
+    in_fresh_process,
+    unchanged,
+)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from test_pytrec_eval_parity import PYTREC_NAMES, TREC_MEASURES, assert_same
