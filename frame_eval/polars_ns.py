@@ -11,9 +11,9 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-from frame_eval import classify as _classify
 from frame_eval import evaluate as _core
-from frame_eval.confusion import AUTO, Average
+from frame_eval.classification import evaluate as _classify
+from frame_eval.classification.counts import AUTO, Average
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)

@@ -1,44 +1,9 @@
-"""Classification measures as polars aggregation expressions: counts and rates.
+"""Counts and rates of predicted labels as polars aggregation expressions (``C.recall``, ``C.f1``...).
 
-Each function returns an ordinary :class:`polars.Expr` that reduces the rows
-of a group (or the whole frame) to one number, so it works in
-``group_by(...).agg(...)``, in ``select`` and in ``over``. The curve scores
-(ROC AUC, average precision, PR AUC, equal error rate, best threshold) live
-in :mod:`frame_eval.curves` and are re-exported here.
-
-Conventions (scikit-learn's, except where noted):
-
-- **Binary** by default: a row is *positive* when its label equals
-  ``positive`` (default: ``True`` for Boolean labels, ``1`` for integers;
-  the comparison ``== 1`` matches both). Every other label is negative.
-- **Multi-class** with ``average="micro" | "macro" | "weighted"``: each class
-  of the group (every label seen in its actual or predicted column) is scored
-  one-vs-rest, then *macro* takes the plain mean, *weighted* the mean weighted
-  by support (``P`` of the class), *micro* computes the measure once from the
-  counts summed over classes. Accuracy, error rate, balanced accuracy and MCC
-  have standard multi-class definitions on the whole K x K matrix and use them
-  with any ``average`` (accuracy is the share of correct rows).
-- **Undefined values are null**: a measure whose formula divides by zero
-  (recall without actual positives, LR+ without false positives...) is null,
-  or ``zero_division`` when given. Nulls are left out of macro and weighted
-  means, as scikit-learn does with ``zero_division=np.nan``.
-- Rows with a null label are not counted (the ``.ireval`` methods refuse
-  them instead).
-
->>> import polars as pl
->>> from frame_eval import classification as C
->>> preds = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4,
-...                       "label": [1, 1, 0, 0] * 2, "pred": [1, 0, 0, 0, 1, 1, 1, 0]})
->>> preds.group_by("model", maintain_order=True).agg(C.recall("label", "pred"), C.f1("label", "pred"))
-shape: (2, 3)
-┌───────┬────────┬──────────┐
-│ model ┆ recall ┆ F1       │
-│ ---   ┆ ---    ┆ ---      │
-│ str   ┆ f64    ┆ f64      │
-╞═══════╪════════╪══════════╡
-│ a     ┆ 0.5    ┆ 0.666667 │
-│ b     ┆ 1.0    ┆ 0.8      │
-└───────┴────────┴──────────┘
+One builder per measure, from :class:`~frame_eval.classification.counts.Counts`,
+and one registry entry; the public functions below build the expression a
+frame method or a ``group_by().agg()`` uses. Conventions are in
+:mod:`frame_eval.classification`.
 """
 
 from __future__ import annotations
@@ -49,7 +14,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.confusion import (
+from frame_eval.classification.counts import (
     ACTUAL,
     AUTO,
     COUNT_NAMES,
@@ -66,18 +31,14 @@ from frame_eval.confusion import (
     parseable,
     ratio,
 )
-from frame_eval.curves import average_precision, best_threshold, equal_error_rate, pr_auc, roc_auc
 from frame_eval.registry import Measure, MeasureSpec, Param, measure, register, register_shorthand
 
 __all__ = [
     "AUTO",
     "accuracy",
-    "average_precision",
     "balanced_accuracy",
-    "best_threshold",
     "confusion",
     "diagnostic_odds_ratio",
-    "equal_error_rate",
     "error_rate",
     "f1",
     "false_omission_rate",
@@ -98,11 +59,9 @@ __all__ = [
     "p",
     "pn",
     "pp",
-    "pr_auc",
     "precision",
     "prevalence",
     "recall",
-    "roc_auc",
     "specificity",
     "threat_score",
     "tn",
@@ -357,7 +316,7 @@ def averaged(
 
     ``order`` sorts the classes (a frame's rows of one group come in no set
     order); without it the vectors are in class order already. Means add the
-    classes one by one in that order (:func:`~frame_eval.confusion.ordered_sum`),
+    classes one by one in that order (:func:`~frame_eval.classification.counts.ordered_sum`),
     then divide, as scikit-learn's ``np.nanmean`` / ``np.average`` do: the
     same bits for fewer than 8 classes, and the same bits on every run.
     ``zero_division=nan`` leaves undefined classes out of macro and weighted

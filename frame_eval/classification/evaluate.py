@@ -28,8 +28,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval._tidy import to_long
-from frame_eval.classification import DEFAULT_RATES, RATES, averaged, value
-from frame_eval.confusion import (
+from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
     Average,
@@ -40,8 +39,9 @@ from frame_eval.confusion import (
     fill_undefined,
     ratio,
 )
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
 from frame_eval.registry import Measure, resolve
-from frame_eval.scored import SCORE_MEASURES, score_measures
 
 FRAME: Final = "predictions"
 CLASS: Final = "class"
@@ -498,7 +498,7 @@ def scores(
     """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
 
     ROC AUC, average precision, PR AUC and EER come from one sort of each
-    group's scores (:mod:`frame_eval.scored`); other score measures, such as
+    group's scores (:mod:`frame_eval.classification.grouped_scores`); other score measures, such as
     ``best_threshold``, from their expressions.
     """
     _check_shape(shape)
