@@ -116,8 +116,10 @@ def _prevalence(c: Counts) -> pl.Expr:
 
 
 def _f(c: Counts, *, beta: float) -> pl.Expr:
-    if not (math.isfinite(beta) and beta >= 0):
-        raise ValueError(f"F: beta must be a finite number >= 0, got {beta!r}")
+    if not beta >= 0:  # NaN fails too
+        raise ValueError(f"F: beta must be a number >= 0 (inf for recall), got {beta!r}")
+    if math.isinf(beta):  # the limit, as scikit-learn: recall
+        return _recall(c)
     b2 = beta * beta
     # (1 + b2) PPV TPR / (b2 PPV + TPR), written with counts so that it is defined when only TP is 0
     return ratio((1.0 + b2) * c.tp.cast(pl.Float64), b2 * c.p.cast(pl.Float64) + c.pp.cast(pl.Float64))
@@ -256,16 +258,16 @@ TOTAL = _spec("total", "all rows: P + N", _count("total"), "samples", aggregate=
 RECALL = _spec("recall", "recall, TPR: TP / P", _recall, "TPR", "sensitivity", "hit_rate", "hit rate",
                "true_positive_rate")
 FNR = _spec("FNR", "false negative rate, miss rate: FN / P", _fnr, "miss_rate", "miss rate",
-            "false_negative_rate")
+            "false_negative_rate", "FRR", "false_rejection_rate", "type_II_error", "type II error")
 SPECIFICITY = _spec("specificity", "specificity, TNR: TN / N", _specificity, "TNR", "selectivity",
                     "true_negative_rate")
 FPR = _spec("FPR", "false positive rate, fall-out: FP / N", _fpr, "fall_out", "fall-out", "fallout",
-            "false_positive_rate")
+            "false_positive_rate", "FAR", "false_acceptance_rate", "type_I_error", "type I error")
 PRECISION = _spec("precision", "precision, PPV: TP / PP", _precision, "PPV", "positive_predictive_value")
 FDR = _spec("FDR", "false discovery rate: FP / PP", _fdr, "false_discovery_rate")
 NPV = _spec("NPV", "negative predictive value: TN / PN", _npv, "negative_predictive_value")
 FOR = _spec("FOR", "false omission rate: FN / PN", _for, "false_omission_rate")
-ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC")
+ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC", "success_rate", "success rate")
 ERROR_RATE = _spec("error_rate", "error rate: (FP + FN) / total", _error_rate, "error rate",
                    "misclassification_rate")
 PREVALENCE = _spec("prevalence", "prevalence: P / total", _prevalence)
@@ -758,7 +760,8 @@ def fbeta(
     The weighted harmonic mean of precision and recall, recall counting
     ``beta`` times as much. Written with counts, as scikit-learn does: 0 when
     ``TP`` is 0 but ``P`` or ``PP`` is not; null only when ``P`` and ``PP``
-    are both 0. ``beta=0`` gives precision. Parameters as in :func:`recall`.
+    are both 0. ``beta=0`` gives precision, ``beta=float("inf")`` recall (as
+    scikit-learn). Parameters as in :func:`recall`.
 
     >>> import polars as pl
     >>> from frame_eval import classification as C
