@@ -388,6 +388,36 @@ class IREvalNamespace(Generic[FrameT]):
         """
         return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
 
+    def det_curve(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+    ) -> FrameT:
+        """The detection error tradeoff (DET) curve of each group: plot ``fpr`` (FAR) against ``fnr`` (FRR).
+
+        Returns ``[*by, threshold, fp, fn, fpr, fnr]``, threshold ascending:
+        scikit-learn's ``det_curve`` points exactly (from the last threshold
+        with no more false positives than the highest one, to the first that
+        finds every positive). A group with only one class has no rows.
+        Parameters as in :meth:`roc`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+        >>> preds.ireval.det_curve("label", "prob").select("threshold", "fpr", "fnr").rows()
+        [(0.35, 0.5, 0.0), (0.4, 0.5, 0.5), (0.8, 0.0, 0.5)]
+        """
+        result = _classify.det_curve(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            score_range=score_range,
+        )
+        return self._finish(result)
+
     def scores(
         self,
         actual: str = "actual",

@@ -484,6 +484,48 @@ def curve(
     return _checks.attach(curve_points(scored, keys), problems)
 
 
+
+DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr")
+
+
+def det_curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+) -> pl.LazyFrame:
+    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr]``, threshold ascending.
+
+    scikit-learn's ``det_curve`` points: the curve's points from the last one
+    without more false positives than the first (highest) threshold to the
+    first that finds every positive. ``fpr`` is the false acceptance rate
+    (FAR), ``fnr`` the false rejection rate (FRR). A group with only one class
+    has no rows (scikit-learn raises there).
+    """
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+    )
+    points = curve_points(scored, keys)
+
+    def per_group(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    tp, fp, fn, tn = pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn")
+    positives, lowest_fp = tp + fn, per_group(fp.min())
+    next_fp, previous_tp = per_group(fp.shift(-1)), per_group(tp.shift(1))
+    # from the last point at the lowest false positive count; to the first that finds every positive
+    from_start = (fp > lowest_fp) | next_fp.is_null() | (next_fp > lowest_fp)
+    to_end = (tp < positives) | previous_tp.is_null() | (previous_tp < positives)
+    both_classes = (positives > 0) & (fp + tn > 0)
+    det = points.filter(from_start & to_end & both_classes).select(
+        *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
+    )
+    return _checks.attach(det.sort([*keys, "threshold"]), problems)
+
+
 def scores(
     frame: pl.LazyFrame,
     actual: str,
