@@ -242,6 +242,9 @@ class IREvalNamespace(Generic[FrameT]):
         average: Average | None = None,
         zero_division: float | None = None,
         shape: _classify.Shape = "long",
+        score: str | None = None,
+        thresholds: Sequence[float] | int | None = None,
+        inclusive: bool = True,
     ) -> FrameT:
         """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
 
@@ -273,6 +276,14 @@ class IREvalNamespace(Generic[FrameT]):
         shape
             ``"long"`` (``[*by, (class,) metric, value]``) or ``"wide"``
             (``[*by, (class,) <one Float64 column per metric>]``).
+        score, thresholds, inclusive
+            Rates at thresholds you choose instead of predicted labels: a row
+            is predicted positive when its ``score`` is ``>= t`` (``inclusive=True``,
+            scikit-learn's rule) or ``> t`` (``False``), for each ``t`` of
+            ``thresholds`` (increasing numbers, or a count of evenly spaced
+            thresholds in [0, 1]: ``11`` gives 0, 0.1, ..., 1). Returns
+            ``[*by, threshold, metric, value]`` (or wide), every count and rate
+            at each threshold; ``predicted`` is not read.
         actual, predicted, by, positive
             As in :meth:`confusion`.
 
@@ -286,6 +297,17 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.rates("label", "pred", metrics=["PPV"], positive="dog").rows()
         [('precision', 0.3333333333333333)]
         """
+        if thresholds is not None or score is not None:
+            if thresholds is None or score is None or average is not None:
+                raise ValueError(
+                    "rates at chosen thresholds need both score= and thresholds= (and no average=)"
+                )
+            result = _classify.threshold_rates(
+                to_lazy(self._frame, "predictions"), actual, score, as_by(by), thresholds=thresholds,
+                inclusive=inclusive, metrics=metrics, positive=positive, zero_division=zero_division,
+                shape=shape,
+            )
+            return self._finish(result)
         result = _classify.rates(
             to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
             positive=positive, average=average, zero_division=zero_division, shape=shape,
