@@ -9,6 +9,7 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.rates`: counts and rates of predicted labels, and their averages;
 - :mod:`~frame_eval.classification.curves`: ROC and precision-recall points, ROC AUC, AP, PR AUC, EER;
 - :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
+- :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
 - :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
   ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``.
@@ -52,6 +53,7 @@ from __future__ import annotations
 
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.curves import SCORE_SPECS, average_precision, equal_error_rate, pr_auc, roc_auc
+from frame_eval.classification.probabilistic import brier_score, log_loss
 from frame_eval.classification.rates import (
     COUNT_SPECS,
     DEFAULT_RATES,
@@ -102,6 +104,7 @@ __all__ = [
     "average_precision",
     "balanced_accuracy",
     "best_threshold",
+    "brier_score",
     "confusion",
     "diagnostic_odds_ratio",
     "equal_error_rate",
@@ -116,6 +119,7 @@ __all__ = [
     "fp",
     "fpr",
     "informedness",
+    "log_loss",
     "lr_minus",
     "lr_plus",
     "markedness",

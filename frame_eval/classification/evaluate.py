@@ -40,6 +40,7 @@ from frame_eval.classification.counts import (
     ratio,
 )
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.probabilistic import PROBABILITY_SPECS
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
 from frame_eval.registry import Measure, resolve
 
@@ -635,6 +636,8 @@ def scores(
                 f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
                 f"predicted=, metrics=[{m.name!r}])"
             )
+    if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
+        score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"]
     )
