@@ -171,6 +171,20 @@ def _csi(c: Counts) -> pl.Expr:
     return ratio(c.tp, c.tp + c.fn + c.fp)
 
 
+def _kappa_of(rows: pl.Expr, agreed: pl.Expr, chance: pl.Expr) -> pl.Expr:
+    # 1 - observed disagreement / disagreement expected by chance, both times n^2 (integers):
+    # (n - agreed) n / (n^2 - sum of predicted x actual counts per class)
+    return 1.0 - ratio((rows - agreed) * rows, rows * rows - chance)
+
+
+def _kappa(c: Counts) -> pl.Expr:
+    return _kappa_of(c.total, c.tp + c.tn, c.pp * c.p + c.pn * c.n)
+
+
+def _multi_kappa(c: Counts) -> pl.Expr:
+    return _kappa_of(c.total.first(), c.tp.sum(), (c.pp * c.p).sum())
+
+
 # -- whole-matrix definitions used by every multi-class average -------------------------------------
 
 def _multi_accuracy(c: Counts) -> pl.Expr:
@@ -207,6 +221,7 @@ WHOLE_MATRIX: dict[str, Callable[[Counts], pl.Expr]] = {
     "error_rate": _multi_error_rate,
     "balanced_accuracy": _multi_balanced_accuracy,
     "MCC": _multi_mcc,
+    "kappa": _multi_kappa,
 }
 
 
@@ -304,6 +319,9 @@ RATE_SPECS: Final = (
     BALANCED_ACCURACY, MCC, INFORMEDNESS, MARKEDNESS, LR_PLUS, LR_MINUS, DOR, FM, CSI,
 )
 DEFAULT_RATES: Final = tuple(s.name if s is not F else "F1" for s in RATE_SPECS)
+# agreement beyond chance; not among the default rates
+KAPPA = _spec("kappa", "Cohen's kappa: agreement of actual and predicted labels beyond chance", _kappa,
+              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score")
 
 
 def value(m: Measure, counts: Counts) -> pl.Expr:
@@ -984,3 +1002,29 @@ def threat_score(
     """
     return rate_expr(CSI, actual, predicted, positive, average, zero_division)
 
+
+
+def cohen_kappa(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Cohen's kappa (unweighted): ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score``.
+
+    ``p_o`` is the share of rows whose labels agree, ``p_e`` the agreement
+    expected by chance from the actual and predicted counts of each class.
+    Binary by default (the 2 x 2 matrix); with any ``average``, the whole
+    K x K matrix of the group's classes. Computed from integer counts and
+    divided once. Null when ``p_e`` is 1 (one class on both sides;
+    scikit-learn gives NaN). Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "c"]})
+    >>> round(df.select(C.cohen_kappa("y", "yhat", average="macro")).item(), 6)
+    0.636364
+    """
+    return rate_expr(KAPPA, actual, predicted, positive, average, zero_division)
