@@ -11,9 +11,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 import polars as pl
 
-from frame_eval import classify as _classify
 from frame_eval import evaluate as _core
-from frame_eval.confusion import AUTO, Average
+from frame_eval.classification import evaluate as _classify
+from frame_eval.classification.counts import AUTO, Average
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -308,6 +308,9 @@ class IREvalNamespace(Generic[FrameT]):
         average: Average | None = None,
         zero_division: float | None = None,
         shape: _classify.Shape = "long",
+        score: str | None = None,
+        thresholds: Sequence[float] | int | None = None,
+        inclusive: bool = True,
     ) -> FrameT:
         """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
 
@@ -339,6 +342,14 @@ class IREvalNamespace(Generic[FrameT]):
         shape
             ``"long"`` (``[*by, (class,) metric, value]``) or ``"wide"``
             (``[*by, (class,) <one Float64 column per metric>]``).
+        score, thresholds, inclusive
+            Rates at thresholds you choose instead of predicted labels: a row
+            is predicted positive when its ``score`` is ``>= t`` (``inclusive=True``,
+            scikit-learn's rule) or ``> t`` (``False``), for each ``t`` of
+            ``thresholds`` (increasing numbers, or a count of evenly spaced
+            thresholds in [0, 1]: ``11`` gives 0, 0.1, ..., 1). Returns
+            ``[*by, threshold, metric, value]`` (or wide), every count and rate
+            at each threshold; ``predicted`` is not read.
         actual, predicted, by, positive
             As in :meth:`confusion`.
 
@@ -352,6 +363,17 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.rates("label", "pred", metrics=["PPV"], positive="dog").rows()
         [('precision', 0.3333333333333333)]
         """
+        if thresholds is not None or score is not None:
+            if thresholds is None or score is None or average is not None:
+                raise ValueError(
+                    "rates at chosen thresholds need both score= and thresholds= (and no average=)"
+                )
+            result = _classify.threshold_rates(
+                to_lazy(self._frame, "predictions"), actual, score, as_by(by), thresholds=thresholds,
+                inclusive=inclusive, metrics=metrics, positive=positive, zero_division=zero_division,
+                shape=shape,
+            )
+            return self._finish(result)
         result = _classify.rates(
             to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
             positive=positive, average=average, zero_division=zero_division, shape=shape,
@@ -453,6 +475,36 @@ class IREvalNamespace(Generic[FrameT]):
         [(0.8, 0.5, 1.0), (0.4, 0.5, 0.5), (0.35, 1.0, 0.6666666666666666), (0.1, 1.0, 0.5)]
         """
         return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
+
+    def det_curve(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+    ) -> FrameT:
+        """The detection error tradeoff (DET) curve of each group: plot ``fpr`` (FAR) against ``fnr`` (FRR).
+
+        Returns ``[*by, threshold, fp, fn, fpr, fnr]``, threshold ascending:
+        scikit-learn's ``det_curve`` points exactly (from the last threshold
+        with no more false positives than the highest one, to the first that
+        finds every positive). A group with only one class has no rows.
+        Parameters as in :meth:`roc`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+        >>> preds.ireval.det_curve("label", "prob").select("threshold", "fpr", "fnr").rows()
+        [(0.35, 0.5, 0.0), (0.4, 0.5, 0.5), (0.8, 0.0, 0.5)]
+        """
+        result = _classify.det_curve(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            score_range=score_range,
+        )
+        return self._finish(result)
 
     def scores(
         self,

@@ -12,7 +12,7 @@ import pytest
 
 import frame_eval as fe
 from frame_eval import classification as C
-from frame_eval.curves import CRITERIA
+from frame_eval.classification.thresholds import CRITERIA
 from frame_eval.registry import specs
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()

@@ -1,7 +1,7 @@
 """Confusion counts as polars expressions: one binary problem, or one-vs-rest per class.
 
 The building blocks shared by :mod:`frame_eval.classification` (the measures),
-:mod:`frame_eval.curves` and the lazy core :mod:`frame_eval.classify`. A
+:mod:`frame_eval.classification.curves` and the lazy core :mod:`frame_eval.classification.evaluate`. A
 :class:`Counts` holds the four cells; every measure is a function of it.
 """
 

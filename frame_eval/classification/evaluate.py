@@ -28,8 +28,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval._tidy import to_long
-from frame_eval.classification import DEFAULT_RATES, RATES, averaged, value
-from frame_eval.confusion import (
+from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
     Average,
@@ -40,8 +39,10 @@ from frame_eval.confusion import (
     fill_undefined,
     ratio,
 )
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.probabilistic import PROBABILITY_SPECS
+from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
 from frame_eval.registry import Measure, resolve
-from frame_eval.scored import SCORE_MEASURES, score_measures
 
 FRAME: Final = "predictions"
 CLASS: Final = "class"
@@ -332,6 +333,90 @@ def rates(
     return _checks.attach(_shaped(wide, keys, names, shape), problems)
 
 
+
+def check_thresholds(thresholds: Any) -> list[float]:
+    """A list of thresholds, increasing: given as numbers, or as a count of evenly spaced ones in [0, 1]."""
+    if isinstance(thresholds, int) and not isinstance(thresholds, bool):
+        if thresholds < 2:
+            raise ValueError(f"thresholds={thresholds} evenly spaced in [0, 1] needs at least 2")
+        return [i / (thresholds - 1) for i in range(thresholds)]
+    try:
+        values = [float(t) for t in thresholds]
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"thresholds must be a list of numbers or a count of evenly spaced ones, got {thresholds!r}"
+        ) from None
+    if not values:
+        raise ValueError("thresholds=[] names no threshold; pass at least one, e.g. [0.5]")
+    bad = next((i for i, t in enumerate(values) if t != t), None)
+    if bad is not None:
+        raise ValueError(f"thresholds[{bad}] is NaN; pass numbers")
+    step = next((i for i in range(1, len(values)) if not values[i - 1] < values[i]), None)
+    if step is not None:
+        raise ValueError(
+            f"thresholds must increase, without repeats: thresholds[{step - 1}] = {values[step - 1]} and "
+            f"thresholds[{step}] = {values[step]} (0-based); sort them, e.g. sorted(set(thresholds))"
+        )
+    return values
+
+
+def threshold_rates(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: str,
+    by: Sequence[str] = (),
+    *,
+    thresholds: Any,
+    inclusive: bool = True,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    zero_division: float | None = None,
+    score_range: tuple[float, float] | None = None,
+    shape: Shape = "long",
+) -> pl.LazyFrame:
+    """``[*by, threshold, metric, value]``: counts and rates with ``score >= t`` (``> t`` when not
+    ``inclusive``) predicted positive, at each threshold ``t``.
+
+    One pass over the rows counts every threshold (two sums per threshold), so
+    this suits tens or hundreds of thresholds; the curves (:func:`curve`) give
+    every distinct score.
+    """
+    values = check_thresholds(thresholds)
+    if not isinstance(inclusive, bool):
+        raise TypeError(f"inclusive must be True (score >= t) or False (score > t), got {inclusive!r}")
+    zero_division = check_zero_division(zero_division)
+    _check_shape(shape)
+    if not isinstance(score, str):
+        raise TypeError(f"with thresholds=, score must be one column name, got {score!r}")
+    ms = resolve(DEFAULT_RATES if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec.name not in RATES:
+            raise ValueError(f"{m.name} is not a count or rate at a threshold: use .ireval.scores()")
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES]
+    )
+    pos, s = pl.col(_POSITIVE), pl.col(_SCORE)
+    counts = [pl.len().cast(pl.Int64).alias("_n"), pos.sum().cast(pl.Int64).alias("_P")]
+    for i, t in enumerate(values):
+        said = s >= t if inclusive else s > t
+        counts += [(pos & said).sum().cast(pl.Int64).alias(f"_tp{i}"),
+                   (~pos & said).sum().cast(pl.Int64).alias(f"_fp{i}")]
+    per_group = (scored.group_by(keys).agg(counts) if keys else scored.select(counts)).cache()
+    parts = []
+    for i, t in enumerate(values):
+        tp, fp = pl.col(f"_tp{i}"), pl.col(f"_fp{i}")
+        fn, tn = pl.col("_P") - tp, pl.col("_n") - pl.col("_P") - fp
+        parts.append(per_group.select(*keys, pl.lit(t, pl.Float64).alias("threshold"),
+                                      tp.alias("tp"), fp.alias("fp"), fn.alias("fn"), tn.alias("tn")))
+    grid = pl.concat(parts).sort([*keys, "threshold"]) if keys else pl.concat(parts)
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    wide = grid.select(
+        *keys, "threshold",
+        *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
+          for k, m in zip(names, ms, strict=True)],
+    )
+    return _checks.attach(_shaped(wide, [*keys, "threshold"], names, shape), problems)
+
 # -- confusion matrix ----------------------------------------------------------------------------
 
 def confusion_matrix(
@@ -484,6 +569,48 @@ def curve(
     return _checks.attach(curve_points(scored, keys), problems)
 
 
+
+DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr")
+
+
+def det_curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+) -> pl.LazyFrame:
+    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr]``, threshold ascending.
+
+    scikit-learn's ``det_curve`` points: the curve's points from the last one
+    without more false positives than the first (highest) threshold to the
+    first that finds every positive. ``fpr`` is the false acceptance rate
+    (FAR), ``fnr`` the false rejection rate (FRR). A group with only one class
+    has no rows (scikit-learn raises there).
+    """
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+    )
+    points = curve_points(scored, keys)
+
+    def per_group(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    tp, fp, fn, tn = pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn")
+    positives, lowest_fp = tp + fn, per_group(fp.min())
+    next_fp, previous_tp = per_group(fp.shift(-1)), per_group(tp.shift(1))
+    # from the last point at the lowest false positive count; to the first that finds every positive
+    from_start = (fp > lowest_fp) | next_fp.is_null() | (next_fp > lowest_fp)
+    to_end = (tp < positives) | previous_tp.is_null() | (previous_tp < positives)
+    both_classes = (positives > 0) & (fp + tn > 0)
+    det = points.filter(from_start & to_end & both_classes).select(
+        *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
+    )
+    return _checks.attach(det.sort([*keys, "threshold"]), problems)
+
+
 def scores(
     frame: pl.LazyFrame,
     actual: str,
@@ -498,7 +625,7 @@ def scores(
     """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
 
     ROC AUC, average precision, PR AUC and EER come from one sort of each
-    group's scores (:mod:`frame_eval.scored`); other score measures, such as
+    group's scores (:mod:`frame_eval.classification.grouped_scores`); other score measures, such as
     ``best_threshold``, from their expressions.
     """
     _check_shape(shape)
@@ -509,6 +636,8 @@ def scores(
                 f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
                 f"predicted=, metrics=[{m.name!r}])"
             )
+    if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
+        score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"]
     )

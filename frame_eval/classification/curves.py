@@ -1,4 +1,4 @@
-"""Scores of a ranking by classifier score: ROC AUC, average precision, PR AUC, EER, best threshold.
+"""Threshold curves of a classifier score and the areas under them: ROC AUC, average precision, PR AUC, EER.
 
 Each function is a polars aggregation expression over an actual-label column
 and a numeric score column, like those of :mod:`frame_eval.classification`
@@ -22,18 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.confusion import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
-from frame_eval.registry import MeasureSpec, Param, measure, register
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval.registry import MeasureSpec, measure, register
 
-__all__ = ["average_precision", "best_threshold", "equal_error_rate", "pr_auc", "roc_auc"]
+__all__ = ["average_precision", "equal_error_rate", "pr_auc", "roc_auc"]
 
 SCORE: Final = "score"
-Criterion = Literal["accuracy", "youden", "f1", "closest_to_01"]
-CRITERIA: Final = ("accuracy", "youden", "f1", "closest_to_01")
 
 
 @dataclass(frozen=True)
@@ -132,7 +130,7 @@ def point_terms(
 ) -> dict[str, pl.Expr]:
     """Each point's share of every area, from its counts and those of the point before (0, 0 first).
 
-    The expressions and :mod:`frame_eval.scored` both use these, so the two give the same bits.
+    The expressions and :mod:`~frame_eval.classification.grouped_scores` both use these: the same bits.
     """
     recall, recall_before = ratio(tp, positives), ratio(tp_before, positives)
     precision = ratio(tp, tp + fp)
@@ -172,33 +170,6 @@ def _area_of_points(name: str, columns: Any) -> pl.Expr:
     return area(name, terms, pts.positives, pts.negatives)
 
 
-def _criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
-    """(an exact Int128 key that orders the points as the criterion does, where the criterion is defined).
-
-    Each criterion is a ratio of integer counts; comparing the floats would decide ties by rounding
-    (Youden's J is 2/3 at two thresholds, as two floats that differ), so each is compared exactly.
-    """
-    big = pl.Int128
-    tp, fp = pts.tp.cast(big), pts.fp.cast(big)
-    positives, negatives = pts.positives.cast(big), pts.negatives.cast(big)
-    both = (pts.positives > 0) & (pts.negatives > 0)
-    if criterion == "accuracy":  # (tp + tn) / total, the total fixed: tp - fp
-        return tp - fp, (pts.positives + pts.negatives) > 0
-    if criterion == "youden":  # tp / P - fp / N, times P N
-        return tp * negatives - fp * positives, both
-    if criterion == "f1":  # 2 tp / (tp + fp + P); distinct ratios of counts < 2^41 differ by >= 2^-82
-        return (tp * pl.lit(1 << 85, big)) // (tp + fp + positives), (pts.positives > 0) | (pts.negatives > 0)
-    # closest_to_01: the smallest (fp / N)^2 + (fn / P)^2, times (P N)^2
-    fn = positives - tp
-    return pl.lit(0, big) - (fp * fp * positives * positives + fn * fn * negatives * negatives), both
-
-
-def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str) -> pl.Expr:
-    pts = points(*_args(columns))
-    key, defined = _criterion(pts, criterion)
-    return pl.when(defined).then(pts.threshold.filter(key == key.max()).max())
-
-
 def _spec(name: str, summary: str, build: Any, *aliases: str, **kwargs: Any) -> MeasureSpec:
     spec = MeasureSpec(
         name=name, kind="classification", summary=summary, build=build, aliases=aliases, **kwargs
@@ -222,12 +193,7 @@ EER = _spec(
     "EER", "equal error rate: where FPR equals FNR on the ROC curve", _build_eer, "equal_error_rate",
     "equal error rate",
 )
-_CRITERION = Param("criterion", str, "youden", CRITERIA, "what the best threshold maximises")
-BEST_THRESHOLD = _spec(
-    "best_threshold", "the score threshold that is best by a criterion", _build_best_threshold,
-    params=(_CRITERION,),
-)
-SCORE_SPECS: Final = (ROC_AUC, AVERAGE_PRECISION, PR_AUC, EER, BEST_THRESHOLD)
+SCORE_SPECS: Final = (ROC_AUC, AVERAGE_PRECISION, PR_AUC, EER)
 
 
 def _expr(spec: MeasureSpec, actual: str, score: str, positive: Any, **params: Any) -> pl.Expr:
@@ -323,34 +289,3 @@ def equal_error_rate(actual: str = ACTUAL, score: str = SCORE, *, positive: Any 
     0.5
     """
     return _expr(EER, actual, score, positive)
-
-
-def best_threshold(
-    actual: str = ACTUAL, score: str = SCORE, *, criterion: Criterion = "youden", positive: Any = AUTO
-) -> pl.Expr:
-    """The score threshold (predict positive when ``score >= threshold``) that is best by ``criterion``.
-
-    Candidates are the distinct scores of the group (the curve's points).
-    ``criterion``: ``"youden"`` maximises ``TPR - FPR`` (Youden's J);
-    ``"accuracy"`` maximises ``(TP + TN) / total``; ``"f1"`` maximises F1;
-    ``"closest_to_01"`` minimises the distance to the ROC corner
-    ``(FPR 0, TPR 1)``. Among equally good thresholds the highest wins. Null
-    when the criterion is undefined everywhere (Youden's J and the distance
-    need positive and negative rows).
-
-    Parameters
-    ----------
-    criterion
-        One of ``"youden"``, ``"accuracy"``, ``"f1"``, ``"closest_to_01"``.
-    actual, score, positive
-        As in :func:`roc_auc`.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from frame_eval import classification as C
-    >>> df = pl.DataFrame({"y": [0, 0, 1, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8, 0.9]})
-    >>> df.select(C.best_threshold("y", "prob"), C.best_threshold("y", "prob", criterion="f1")).row(0)
-    (0.8, 0.35)
-    """
-    return _expr(BEST_THRESHOLD, actual, score, positive, criterion=criterion)

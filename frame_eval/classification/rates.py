@@ -1,44 +1,9 @@
-"""Classification measures as polars aggregation expressions: counts and rates.
+"""Counts and rates of predicted labels as polars aggregation expressions (``C.recall``, ``C.f1``...).
 
-Each function returns an ordinary :class:`polars.Expr` that reduces the rows
-of a group (or the whole frame) to one number, so it works in
-``group_by(...).agg(...)``, in ``select`` and in ``over``. The curve scores
-(ROC AUC, average precision, PR AUC, equal error rate, best threshold) live
-in :mod:`frame_eval.curves` and are re-exported here.
-
-Conventions (scikit-learn's, except where noted):
-
-- **Binary** by default: a row is *positive* when its label equals
-  ``positive`` (default: ``True`` for Boolean labels, ``1`` for integers;
-  the comparison ``== 1`` matches both). Every other label is negative.
-- **Multi-class** with ``average="micro" | "macro" | "weighted"``: each class
-  of the group (every label seen in its actual or predicted column) is scored
-  one-vs-rest, then *macro* takes the plain mean, *weighted* the mean weighted
-  by support (``P`` of the class), *micro* computes the measure once from the
-  counts summed over classes. Accuracy, error rate, balanced accuracy and MCC
-  have standard multi-class definitions on the whole K x K matrix and use them
-  with any ``average`` (accuracy is the share of correct rows).
-- **Undefined values are null**: a measure whose formula divides by zero
-  (recall without actual positives, LR+ without false positives...) is null,
-  or ``zero_division`` when given. Nulls are left out of macro and weighted
-  means, as scikit-learn does with ``zero_division=np.nan``.
-- Rows with a null label are not counted (the ``.ireval`` methods refuse
-  them instead).
-
->>> import polars as pl
->>> from frame_eval import classification as C
->>> preds = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4,
-...                       "label": [1, 1, 0, 0] * 2, "pred": [1, 0, 0, 0, 1, 1, 1, 0]})
->>> preds.group_by("model", maintain_order=True).agg(C.recall("label", "pred"), C.f1("label", "pred"))
-shape: (2, 3)
-┌───────┬────────┬──────────┐
-│ model ┆ recall ┆ F1       │
-│ ---   ┆ ---    ┆ ---      │
-│ str   ┆ f64    ┆ f64      │
-╞═══════╪════════╪══════════╡
-│ a     ┆ 0.5    ┆ 0.666667 │
-│ b     ┆ 1.0    ┆ 0.8      │
-└───────┴────────┴──────────┘
+One builder per measure, from :class:`~frame_eval.classification.counts.Counts`,
+and one registry entry; the public functions below build the expression a
+frame method or a ``group_by().agg()`` uses. Conventions are in
+:mod:`frame_eval.classification`.
 """
 
 from __future__ import annotations
@@ -49,7 +14,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.confusion import (
+from frame_eval.classification.counts import (
     ACTUAL,
     AUTO,
     COUNT_NAMES,
@@ -66,18 +31,14 @@ from frame_eval.confusion import (
     parseable,
     ratio,
 )
-from frame_eval.curves import average_precision, best_threshold, equal_error_rate, pr_auc, roc_auc
 from frame_eval.registry import Measure, MeasureSpec, Param, measure, register, register_shorthand
 
 __all__ = [
     "AUTO",
     "accuracy",
-    "average_precision",
     "balanced_accuracy",
-    "best_threshold",
     "confusion",
     "diagnostic_odds_ratio",
-    "equal_error_rate",
     "error_rate",
     "f1",
     "false_omission_rate",
@@ -98,11 +59,9 @@ __all__ = [
     "p",
     "pn",
     "pp",
-    "pr_auc",
     "precision",
     "prevalence",
     "recall",
-    "roc_auc",
     "specificity",
     "threat_score",
     "tn",
@@ -157,8 +116,10 @@ def _prevalence(c: Counts) -> pl.Expr:
 
 
 def _f(c: Counts, *, beta: float) -> pl.Expr:
-    if not (math.isfinite(beta) and beta >= 0):
-        raise ValueError(f"F: beta must be a finite number >= 0, got {beta!r}")
+    if not beta >= 0:  # NaN fails too
+        raise ValueError(f"F: beta must be a number >= 0 (inf for recall), got {beta!r}")
+    if math.isinf(beta):  # the limit, as scikit-learn: recall
+        return _recall(c)
     b2 = beta * beta
     # (1 + b2) PPV TPR / (b2 PPV + TPR), written with counts so that it is defined when only TP is 0
     return ratio((1.0 + b2) * c.tp.cast(pl.Float64), b2 * c.p.cast(pl.Float64) + c.pp.cast(pl.Float64))
@@ -210,6 +171,20 @@ def _csi(c: Counts) -> pl.Expr:
     return ratio(c.tp, c.tp + c.fn + c.fp)
 
 
+def _kappa_of(rows: pl.Expr, agreed: pl.Expr, chance: pl.Expr) -> pl.Expr:
+    # 1 - observed disagreement / disagreement expected by chance, both times n^2 (integers):
+    # (n - agreed) n / (n^2 - sum of predicted x actual counts per class)
+    return 1.0 - ratio((rows - agreed) * rows, rows * rows - chance)
+
+
+def _kappa(c: Counts) -> pl.Expr:
+    return _kappa_of(c.total, c.tp + c.tn, c.pp * c.p + c.pn * c.n)
+
+
+def _multi_kappa(c: Counts) -> pl.Expr:
+    return _kappa_of(c.total.first(), c.tp.sum(), (c.pp * c.p).sum())
+
+
 # -- whole-matrix definitions used by every multi-class average -------------------------------------
 
 def _multi_accuracy(c: Counts) -> pl.Expr:
@@ -246,6 +221,7 @@ WHOLE_MATRIX: dict[str, Callable[[Counts], pl.Expr]] = {
     "error_rate": _multi_error_rate,
     "balanced_accuracy": _multi_balanced_accuracy,
     "MCC": _multi_mcc,
+    "kappa": _multi_kappa,
 }
 
 
@@ -297,16 +273,16 @@ TOTAL = _spec("total", "all rows: P + N", _count("total"), "samples", aggregate=
 RECALL = _spec("recall", "recall, TPR: TP / P", _recall, "TPR", "sensitivity", "hit_rate", "hit rate",
                "true_positive_rate")
 FNR = _spec("FNR", "false negative rate, miss rate: FN / P", _fnr, "miss_rate", "miss rate",
-            "false_negative_rate")
+            "false_negative_rate", "FRR", "false_rejection_rate", "type_II_error", "type II error")
 SPECIFICITY = _spec("specificity", "specificity, TNR: TN / N", _specificity, "TNR", "selectivity",
                     "true_negative_rate")
 FPR = _spec("FPR", "false positive rate, fall-out: FP / N", _fpr, "fall_out", "fall-out", "fallout",
-            "false_positive_rate")
+            "false_positive_rate", "FAR", "false_acceptance_rate", "type_I_error", "type I error")
 PRECISION = _spec("precision", "precision, PPV: TP / PP", _precision, "PPV", "positive_predictive_value")
 FDR = _spec("FDR", "false discovery rate: FP / PP", _fdr, "false_discovery_rate")
 NPV = _spec("NPV", "negative predictive value: TN / PN", _npv, "negative_predictive_value")
 FOR = _spec("FOR", "false omission rate: FN / PN", _for, "false_omission_rate")
-ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC")
+ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC", "success_rate", "success rate")
 ERROR_RATE = _spec("error_rate", "error rate: (FP + FN) / total", _error_rate, "error rate",
                    "misclassification_rate")
 PREVALENCE = _spec("prevalence", "prevalence: P / total", _prevalence)
@@ -343,6 +319,9 @@ RATE_SPECS: Final = (
     BALANCED_ACCURACY, MCC, INFORMEDNESS, MARKEDNESS, LR_PLUS, LR_MINUS, DOR, FM, CSI,
 )
 DEFAULT_RATES: Final = tuple(s.name if s is not F else "F1" for s in RATE_SPECS)
+# agreement beyond chance; not among the default rates
+KAPPA = _spec("kappa", "Cohen's kappa: agreement of actual and predicted labels beyond chance", _kappa,
+              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score")
 
 
 def value(m: Measure, counts: Counts) -> pl.Expr:
@@ -357,7 +336,7 @@ def averaged(
 
     ``order`` sorts the classes (a frame's rows of one group come in no set
     order); without it the vectors are in class order already. Means add the
-    classes one by one in that order (:func:`~frame_eval.confusion.ordered_sum`),
+    classes one by one in that order (:func:`~frame_eval.classification.counts.ordered_sum`),
     then divide, as scikit-learn's ``np.nanmean`` / ``np.average`` do: the
     same bits for fewer than 8 classes, and the same bits on every run.
     ``zero_division=nan`` leaves undefined classes out of macro and weighted
@@ -799,7 +778,8 @@ def fbeta(
     The weighted harmonic mean of precision and recall, recall counting
     ``beta`` times as much. Written with counts, as scikit-learn does: 0 when
     ``TP`` is 0 but ``P`` or ``PP`` is not; null only when ``P`` and ``PP``
-    are both 0. ``beta=0`` gives precision. Parameters as in :func:`recall`.
+    are both 0. ``beta=0`` gives precision, ``beta=float("inf")`` recall (as
+    scikit-learn). Parameters as in :func:`recall`.
 
     >>> import polars as pl
     >>> from frame_eval import classification as C
@@ -1022,3 +1002,29 @@ def threat_score(
     """
     return rate_expr(CSI, actual, predicted, positive, average, zero_division)
 
+
+
+def cohen_kappa(
+    actual: str = ACTUAL,
+    predicted: str = PREDICTED,
+    *,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+) -> pl.Expr:
+    """Cohen's kappa (unweighted): ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score``.
+
+    ``p_o`` is the share of rows whose labels agree, ``p_e`` the agreement
+    expected by chance from the actual and predicted counts of each class.
+    Binary by default (the 2 x 2 matrix); with any ``average``, the whole
+    K x K matrix of the group's classes. Computed from integer counts and
+    divided once. Null when ``p_e`` is 1 (one class on both sides;
+    scikit-learn gives NaN). Parameters as in :func:`recall`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "c"]})
+    >>> round(df.select(C.cohen_kappa("y", "yhat", average="macro")).item(), 6)
+    0.636364
+    """
+    return rate_expr(KAPPA, actual, predicted, positive, average, zero_division)

@@ -4,13 +4,13 @@ The ``C.roc_auc`` / ``C.average_precision`` expressions are self-contained,
 so each one sorts its group again. A frame method can do better: sort the
 scores of every group once, keep one point per distinct score (the end of
 each block of tied scores) and read every area off those points with plain
-sums. That is what :func:`score_measures` builds; :func:`frame_eval.classify.rates`
+sums. That is what :func:`score_measures` builds; :func:`frame_eval.classification.evaluate.rates`
 uses it when it is given a score column.
 
 On the points of a group (threshold descending; ``tp_i`` / ``fp_i`` the
 positives / negatives scoring at least the i-th threshold, ``P`` and ``N``
 the group's positives and negatives) the areas are those of
-:mod:`frame_eval.curves` (``roc_auc_of``, ``average_precision_of``,
+:mod:`frame_eval.classification.curves` (``roc_auc_of``, ``average_precision_of``,
 ``pr_auc_of``, ``eer_of``): the same expressions on the same points, so the
 two give the same bits. Each sums scikit-learn's terms one by one in a fixed
 order, so the value does not depend on threads, engine or row order.
@@ -23,7 +23,7 @@ from typing import Final
 
 import polars as pl
 
-from frame_eval.curves import area, point_terms
+from frame_eval.classification.curves import area, point_terms
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -75,9 +75,9 @@ def score_measures(
     points = rows.filter(block_end).select(
         _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
     )
-    # the expressions' terms and sums on the same points, in the points' order (sorted again in each
-    # group: the streaming engine may hand a group its rows in another order)
-    tp, fp = pl.col("tp").sort_by("_k"), pl.col("fp").sort_by("_k")
+    # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
+    # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
+    tp, fp = pl.col("tp"), pl.col("fp")
     positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
     terms = point_terms(
         tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives

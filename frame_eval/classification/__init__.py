@@ -1,0 +1,149 @@
+"""Classification measures as polars aggregation expressions: counts and rates.
+
+Each function returns an ordinary :class:`polars.Expr` that reduces the rows
+of a group (or the whole frame) to one number, so it works in
+``group_by(...).agg(...)``, in ``select`` and in ``over``. This package
+re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
+
+- :mod:`~frame_eval.classification.counts`: confusion counts (binary, one-vs-rest), exact ratios, sums;
+- :mod:`~frame_eval.classification.rates`: counts and rates of predicted labels, and their averages;
+- :mod:`~frame_eval.classification.curves`: ROC and precision-recall points, ROC AUC, AP, PR AUC, EER;
+- :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
+- :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
+- :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
+- :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
+  ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``.
+
+Conventions (scikit-learn's, except where noted):
+
+- **Binary** by default: a row is *positive* when its label equals
+  ``positive`` (default: ``True`` for Boolean labels, ``1`` for integers;
+  the comparison ``== 1`` matches both). Every other label is negative.
+- **Multi-class** with ``average="micro" | "macro" | "weighted"``: each class
+  of the group (every label seen in its actual or predicted column) is scored
+  one-vs-rest, then *macro* takes the plain mean, *weighted* the mean weighted
+  by support (``P`` of the class), *micro* computes the measure once from the
+  counts summed over classes. Accuracy, error rate, balanced accuracy and MCC
+  have standard multi-class definitions on the whole K x K matrix and use them
+  with any ``average`` (accuracy is the share of correct rows).
+- **Undefined values are null**: a measure whose formula divides by zero
+  (recall without actual positives, LR+ without false positives...) is null,
+  or ``zero_division`` when given. Nulls are left out of macro and weighted
+  means, as scikit-learn does with ``zero_division=np.nan``.
+- Rows with a null label are not counted (the ``.ireval`` methods refuse
+  them instead).
+
+>>> import polars as pl
+>>> from frame_eval import classification as C
+>>> preds = pl.DataFrame({"model": ["a"] * 4 + ["b"] * 4,
+...                       "label": [1, 1, 0, 0] * 2, "pred": [1, 0, 0, 0, 1, 1, 1, 0]})
+>>> preds.group_by("model", maintain_order=True).agg(C.recall("label", "pred"), C.f1("label", "pred"))
+shape: (2, 3)
+┌───────┬────────┬──────────┐
+│ model ┆ recall ┆ F1       │
+│ ---   ┆ ---    ┆ ---      │
+│ str   ┆ f64    ┆ f64      │
+╞═══════╪════════╪══════════╡
+│ a     ┆ 0.5    ┆ 0.666667 │
+│ b     ┆ 1.0    ┆ 0.8      │
+└───────┴────────┴──────────┘
+"""
+
+from __future__ import annotations
+
+from frame_eval.classification.counts import AUTO
+from frame_eval.classification.curves import SCORE_SPECS, average_precision, equal_error_rate, pr_auc, roc_auc
+from frame_eval.classification.probabilistic import brier_score, log_loss
+from frame_eval.classification.rates import (
+    COUNT_SPECS,
+    DEFAULT_RATES,
+    RATE_SPECS,
+    RATES,
+    accuracy,
+    averaged,
+    balanced_accuracy,
+    cohen_kappa,
+    confusion,
+    counts_of,
+    diagnostic_odds_ratio,
+    error_rate,
+    f1,
+    false_omission_rate,
+    fbeta,
+    fdr,
+    fn,
+    fnr,
+    fowlkes_mallows,
+    fp,
+    fpr,
+    informedness,
+    lr_minus,
+    lr_plus,
+    markedness,
+    mcc,
+    n,
+    npv,
+    p,
+    pn,
+    pp,
+    precision,
+    prevalence,
+    rate_expr,
+    recall,
+    specificity,
+    threat_score,
+    tn,
+    total,
+    tp,
+    value,
+)
+from frame_eval.classification.thresholds import BEST_THRESHOLD, CRITERIA, best_threshold
+
+__all__ = [
+    "AUTO",
+    "accuracy",
+    "average_precision",
+    "balanced_accuracy",
+    "best_threshold",
+    "brier_score",
+    "cohen_kappa",
+    "confusion",
+    "diagnostic_odds_ratio",
+    "equal_error_rate",
+    "error_rate",
+    "f1",
+    "false_omission_rate",
+    "fbeta",
+    "fdr",
+    "fn",
+    "fnr",
+    "fowlkes_mallows",
+    "fp",
+    "fpr",
+    "informedness",
+    "log_loss",
+    "lr_minus",
+    "lr_plus",
+    "markedness",
+    "mcc",
+    "n",
+    "npv",
+    "p",
+    "pn",
+    "pp",
+    "pr_auc",
+    "precision",
+    "prevalence",
+    "recall",
+    "roc_auc",
+    "specificity",
+    "threat_score",
+    "tn",
+    "total",
+    "tp",
+]
+# the registry's tables and the shared builders, reachable as before the split into modules
+__all__ += [
+    "BEST_THRESHOLD", "COUNT_SPECS", "CRITERIA", "DEFAULT_RATES", "RATES", "RATE_SPECS", "SCORE_SPECS",
+    "averaged", "counts_of", "rate_expr", "value",
+]

@@ -1,0 +1,49 @@
+"""Log-loss and the Brier score of binary probabilities against scikit-learn (issue 13)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import frame_eval  # noqa: F401
+from frame_eval import classification as C
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_log_loss_and_brier_per_group_match_scikit_learn(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 600))
+    y = rng.random(n) < rng.uniform(0.05, 0.9)
+    p = np.clip(np.round(0.3 * y + rng.random(n) * 0.7, 1 + seed % 3), 0, 1)
+    p[:3] = [0.0, 1.0, 0.5]  # the ends: clipped to eps as scikit-learn
+    df = pl.DataFrame({"g": rng.integers(0, 3, n), "y": y, "p": p})
+    got = df.ireval.scores("y", "p", by="g", metrics=["log_loss", "Brier score"], shape="wide")
+    expressions = df.group_by("g").agg(C.log_loss("y", "p"), C.brier_score("y", "p")).sort("g")
+    assert got.select("g", "log_loss", "brier").equals(expressions.select("g", "log_loss", "brier"))
+    for (g,), part in df.partition_by("g", as_dict=True).items():
+        row = got.filter(pl.col("g") == g).row(0, named=True)
+        a, q = part["y"].to_numpy(), part["p"].to_numpy()
+        theirs = skm.log_loss(a, q, labels=[False, True])
+        assert row["log_loss"] == pytest.approx(theirs, rel=1e-15, abs=1e-12)
+        assert row["brier"] == pytest.approx(skm.brier_score_loss(a, q, pos_label=True), rel=0, abs=1e-15)
+
+
+def test_same_bits_for_any_row_order() -> None:
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({"y": rng.random(5000) < 0.4, "p": rng.random(5000)})
+    first = df.select(C.log_loss("y", "p"), C.brier_score("y", "p"))
+    for seed in range(3):
+        shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert shuffled.select(C.log_loss("y", "p"), C.brier_score("y", "p")).equals(first)
+        streamed = shuffled.lazy().select(C.log_loss("y", "p"), C.brier_score("y", "p"))
+        assert streamed.collect(engine="streaming").equals(first)
+
+
+def test_probabilities_outside_0_1_are_an_error_naming_the_row() -> None:
+    df = pl.DataFrame({"y": [1, 0, 1], "p": [0.2, 1.5, 0.7]})
+    message = r"'p' are outside the declared score range \[0.0, 1.0\] \(first at row 1: 1.5\)"
+    with pytest.raises(ValueError, match=message):
+        df.ireval.scores("y", "p", metrics=["log_loss"])
+    assert df.ireval.scores("y", "p", metrics=["ROC_AUC"]).height == 1  # other scores take any numbers
