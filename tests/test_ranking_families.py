@@ -184,3 +184,14 @@ def test_iprec_ceil_is_the_textbook_recall_at_least() -> None:
     ).row(0)
     # ceil(1.2) = 2 relevant needed: 2/4; trec 10 rounds 1.2 to 1: 1/1; ceil(2.1) = 3: never found
     assert values == (0.5, 1.0, 0.0)
+
+
+def test_recommender_measures() -> None:
+    # relevant at ranks 2 and 4 of a ranking of 5; 4 relevant in all
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5, None, None], "relevance": [0, 1, 0, 1, 0, 1, 1]})
+    row = judged.select(
+        fe.ranking.ap(3), fe.ranking.ap(3, denominator="min_kR").alias("min"), fe.ranking.arhr(),
+        fe.ranking.hits(3), fe.ranking.success(1).alias("hit_rate"),
+    ).row(0)
+    assert row == (0.5 / 4, 0.5 / 3, 1 / 2 + 1 / 4, 1, 0.0)
+    assert fe.parse_measures("HitRate@5")[0].name == "Success@5"

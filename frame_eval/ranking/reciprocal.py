@@ -1,7 +1,11 @@
-"""Reciprocal rank (trec_eval's ``recip_rank``).
+"""Reciprocal rank (trec_eval's ``recip_rank``) and the recommender's hit measures.
 
-``1 / rank`` of the first relevant document retrieved (within the cutoff);
-0 when none is. Unjudged documents are not relevant.
+``RR``: ``1 / rank`` of the first relevant document retrieved (within the cutoff);
+0 when none is. ``ARHR@k`` (average reciprocal hit rank, Deshpande and Karypis):
+``1 / rank`` added over every relevant document in ranks ``1..k``, in rank order.
+``Hits@k``: the number of relevant documents in ranks ``1..k`` (averaged over
+queries in summaries, as ranx does; ``Success@k``, alias ``HitRate``, is whether
+there is one). Unjudged documents are not relevant.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from frame_eval._float import ordered_sum
 from frame_eval.ranking._common import (
     _REL,
     GUARD,
@@ -28,6 +33,27 @@ def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr
     rank, relevance = _columns(columns)
     first = pl.when(_relevant(relevance, rel) & _within(rank, k)).then(rank).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
+
+
+def _build_arhr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    hits = rank.filter(_relevant(relevance, rel) & _within(rank, k)).sort()
+    return ordered_sum(1.0 / hits.cast(pl.Float64))
+
+
+def _build_hits(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    return (_relevant(relevance, rel) & _within(rank, k)).sum()
+
+
+ARHR = _spec(
+    "ARHR", "average reciprocal hit rank: 1 / rank added over the relevant documents in the top k",
+    _build_arhr, params=(_REL,), cutoff="optional", lowest_read=_reads_relevant,
+)
+HITS = _spec(
+    "Hits", "relevant documents in the top k", _build_hits, params=(_REL,), cutoff="optional",
+    lowest_read=_reads_relevant,
+)
 
 
 RR = _spec(
@@ -49,3 +75,27 @@ def rr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str =
     0.3333333333333333
     """
     return measure(RR, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def arhr(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Average reciprocal hit rank at ``k``: ``1 / rank`` added over the relevant documents in ``1..k``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2, 3, 4], "relevance": [0, 1, 0, 1]}).select(fe.ranking.arhr(3)).item()
+    0.5
+    """
+    return measure(ARHR, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def hits(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Hits at ``k``: the relevant documents in ranks ``1..k``.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> pl.DataFrame({"rank": [1, 2, 3, 4], "relevance": [0, 1, 0, 1]}).select(fe.ranking.hits(3)).item()
+    1
+    """
+    return measure(HITS, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
