@@ -182,11 +182,13 @@ def _levels_text(text: str) -> str:
 
 
 def eleven_point_average(
-    levels: tuple[float, ...] = DEFAULT_LEVELS, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+    levels: tuple[float, ...] = DEFAULT_LEVELS, *, rel: int = 1, rounding: str = "trec10", rank: str = RANK,
+    relevance: str = RELEVANCE,
 ) -> pl.Expr:
     """Interpolated precision averaged over recall ``levels`` (trec_eval ``11pt_avg``).
 
-    See the module docstring; the default is the 11 levels 0, 0.1, ..., 1.
+    See the module docstring; the default is the 11 levels 0, 0.1, ..., 1, and
+    ``rounding`` is as for :func:`iprec`.
 
     Examples
     --------
@@ -196,4 +198,5 @@ def eleven_point_average(
     0.5
     """
     text = "" if tuple(levels) == DEFAULT_LEVELS else ";".join(str(float(x)) for x in sorted(levels))
-    return measure(ELEVEN_POINT, levels=text, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+    m = measure(ELEVEN_POINT, levels=text, rel=rel, rounding=rounding)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
