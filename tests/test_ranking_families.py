@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from test_pytrec_eval_parity import random_case
@@ -195,3 +196,19 @@ def test_recommender_measures() -> None:
     ).row(0)
     assert row == (0.5 / 4, 0.5 / 3, 1 / 2 + 1 / 4, 1, 0.0)
     assert fe.parse_measures("HitRate@5")[0].name == "Success@5"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ndcg_ideal_retrieved_matches_scikit_learn(seed: int) -> None:
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    grades = rng.choice([0, 0, 1, 2, 3], size=n)
+    scores = rng.permutation(n).astype(float)  # distinct: scikit-learn averages over ties
+    run = pl.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i}" for i in range(n)], "score": scores})
+    qrels = pl.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i}" for i in range(n)], "relevance": grades})
+    for k in (None, 3, 10):
+        name = "nDCG(ideal=retrieved)" + (f"@{k}" if k else "")
+        got = run.ireval.evaluate(qrels, [name])["value"].item()
+        want = sklearn_metrics.ndcg_score([grades], [scores], k=k) if grades.any() else 0.0
+        assert got == pytest.approx(want, abs=1e-12), name

@@ -7,7 +7,9 @@ value); unjudged and negatively judged documents give none. The
 discount of rank ``r`` is ``log2(r + 1)`` (the C library's bits). The
 ideal ranking orders every judged document of the query by gain, whether
 retrieved or not; a cutoff applies to both rankings. 0 when no judged
-document has gain. ``rel`` plays no part, as in trec_eval. (trec_eval sorts
+document has gain. ``ideal="retrieved"`` takes the ideal ranking from the
+retrieved documents alone, re-sorted (scikit-learn's ``ndcg_score``). ``rel`` plays
+no part, as in trec_eval. (trec_eval sorts
 the ideal gains with a comparison that truncates differences below 1, so two
 table gains less than 1 apart may be taken in either order there; here the
 ideal ranking is always sorted by gain.)
@@ -105,10 +107,13 @@ def _table_gains(relevance: pl.Expr, table: Mapping[int, float]) -> pl.Expr:
 
 
 def _build_ndcg(
-    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = ""
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = "",
+    ideal: str = "judged",
 ) -> pl.Expr:
     rank, relevance = _columns(columns)
     if gains:
+        if ideal != "judged":
+            raise ValueError("nDCG: a gain table (gains=) works with ideal='judged' only")
         return _build_ndcg_table(rank, relevance, k, gain, base, gains)
     highest = relevance.max().fill_null(0)
     g = _gains(relevance, gain, highest)
@@ -117,6 +122,18 @@ def _build_ndcg(
     scoring = _within(rank, k) & (g > 0)
     terms = g / _discount(rank.fill_null(0), base)
     dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    if ideal == "retrieved":
+        # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
+        highest = relevance.filter(rank.is_not_null()).max().fill_null(0)
+        dcg = ordered_sum(
+            (_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base)).filter(scoring),
+            rank.filter(scoring),
+        )
+        best = relevance.filter(rank.is_not_null() & (relevance > 0)).sort(descending=True)
+        if k is not None and k < _RANKS:
+            best = best.head(k)
+        positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
+        return _safe_ratio(dcg, ordered_sum(_gains(best, gain, highest) / _discount(positions, base)))
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
@@ -182,8 +199,13 @@ def _reads_table_gains(params: Mapping[str, object]) -> float:
     return 0 if params.get("gains") else _reads_gains(params)
 
 
+_IDEAL = Param(
+    "ideal", str, "judged", ("judged", "retrieved"),
+    "the ideal ranking: every judged document (trec_eval) or the retrieved ones re-sorted (scikit-learn)",
+)
+
 NDCG = _spec(
-    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE, _GAINS),
+    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE, _GAINS, _IDEAL),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
     lowest_read=_reads_table_gains,
 )
@@ -207,6 +229,7 @@ def ndcg(
     gain: str = "linear",
     base: float = 2.0,
     gains: Mapping[int, float] | None = None,
+    ideal: str = "judged",
     rank: str = RANK,
     relevance: str = RELEVANCE,
 ) -> pl.Expr:
@@ -229,6 +252,9 @@ def ndcg(
     gains
         A gain table ``{judgement: gain}`` (trec_eval ``ndcg.1=3,2=9``); judgements it
         leaves out keep their value as gain.
+    ideal
+        ``"judged"`` (trec_eval: every judged document) or ``"retrieved"`` (the
+        retrieved documents re-sorted, as scikit-learn's ``ndcg_score``).
     rank, relevance
         Column names in the judged frame.
 
@@ -240,7 +266,7 @@ def ndcg(
     0.8597
     """
     table = _format_gains(gains) if gains else ""
-    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table)
+    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table, ideal=ideal)
     return m.expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
