@@ -212,3 +212,30 @@ def test_ndcg_ideal_retrieved_matches_scikit_learn(seed: int) -> None:
         got = run.ireval.evaluate(qrels, [name])["value"].item()
         want = sklearn_metrics.ndcg_score([grades], [scores], k=k) if grades.any() else 0.0
         assert got == pytest.approx(want, abs=1e-12), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_err_matches_ir_measures(seed: int) -> None:
+    """ir_measures computes ERR with gdeval (perl), printed to 5 decimals."""
+    pytest.importorskip("pandas")
+    import shutil
+
+    if shutil.which("perl") is None:
+        pytest.skip("ir_measures' ERR runs gdeval, a perl script")
+    run, qrels = random_case(seed, integer_ids=True, near_ties=False)  # gdeval reads numeric topics
+    ids = [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
+    run = run.with_columns(*ids, score=pl.int_range(pl.len()).cast(pl.Float64) * 7 % 1009)  # no ties
+    qrels = qrels.with_columns(*ids, pl.col("relevance").clip(lower_bound=0))
+    names = ["ERR@5", "ERR@20"]
+    ours = run.ireval.evaluate(qrels, names, shape="wide")
+    measures = [ir_measures.ERR @ 5, ir_measures.ERR @ 20]
+    calc = ir_measures.iter_calc(measures, qrels.to_pandas(), run.to_pandas())
+    expected = {(m.query_id, str(m.measure)): m.value for m in calc}
+    checked = 0
+    for row in ours.iter_rows(named=True):
+        for name in names:
+            key = (row["query_id"], name)
+            if key in expected:
+                assert row[name] == pytest.approx(expected[key], abs=6e-6), key
+                checked += 1
+    assert checked > 0

@@ -5,7 +5,12 @@
 ``1 / rank`` added over every relevant document in ranks ``1..k``, in rank order.
 ``Hits@k``: the number of relevant documents in ranks ``1..k`` (averaged over
 queries in summaries, as ranx does; ``Success@k``, alias ``HitRate``, is whether
-there is one). Unjudged documents are not relevant.
+there is one). ``ERR@k`` (expected reciprocal rank, Chapelle et al.): a user
+stops at rank ``r`` with probability ``R_r = (2**g - 1) / 2**max_grade`` (``g`` the
+judgement, 0 for unjudged and negative ones; ``max_grade`` 4 as in gdeval, which
+ir_measures runs) once the documents above did not stop them:
+``sum over r <= k of R_r / r * prod over i < r of (1 - R_i)``, added in rank order.
+Unjudged documents are not relevant.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _reads_gains,
     _reads_relevant,
     _relevant,
     _spec,
     _within,
 )
-from frame_eval.registry import measure
+from frame_eval.registry import Param, measure
 
 
 def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
@@ -44,6 +50,29 @@ def _build_arhr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Ex
 def _build_hits(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     return (_relevant(relevance, rel) & _within(rank, k)).sum()
+
+
+def _build_err(columns: Mapping[str, str], k: int | None, *, max_grade: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    gaining = _within(rank, k) & (relevance > 0).fill_null(False)
+    ranks = rank.filter(gaining)
+    grades = relevance.filter(gaining).sort_by(ranks).cast(pl.Float64)
+    ranks = ranks.sort().cast(pl.Float64)
+    stop = (pl.lit(2.0).pow(grades) - 1.0) / pl.lit(2.0).pow(pl.lit(float(max_grade)))
+    reached = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)  # the chance of reading on to r
+    return ordered_sum(reached * stop / ranks)
+
+
+def _check_max_grade(value: int) -> str | None:
+    return None if 0 <= value <= 1000 else "must be the highest judgement of the scale (0 to 1000)"
+
+
+ERR = _spec(
+    "ERR", "expected reciprocal rank (Chapelle et al.): where a cascading user stops, 1 / rank",
+    _build_err, params=(Param("max_grade", int, 4, doc="the highest judgement of the scale (gdeval: 4)",
+                              check=_check_max_grade),),
+    cutoff="optional", lowest_read=_reads_gains,
+)
 
 
 ARHR = _spec(
@@ -99,3 +128,16 @@ def hits(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str
     1
     """
     return measure(HITS, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def err(k: int | None = None, *, max_grade: int = 4, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Expected reciprocal rank at ``k`` (ir_measures ``ERR@k``); see the module docstring.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3], "relevance": [2, 0, 1]})
+    >>> round(judged.select(fe.ranking.err(10)).item(), 5)  # 3/16 + (13/16) (1/16) / 3
+    0.20443
+    """
+    return measure(ERR, cutoff=k, max_grade=max_grade).expr(rank=rank, relevance=relevance, guard=GUARD)
