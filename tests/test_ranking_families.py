@@ -239,3 +239,16 @@ def test_err_matches_ir_measures(seed: int) -> None:
                 assert row[name] == pytest.approx(expected[key], abs=6e-6), key
                 checked += 1
     assert checked > 0
+
+
+def test_jarvelin_kekalainen_discount() -> None:
+    """rel_i / max(1, log_b i): with b = 2 ranks 1 and 2 go undiscounted; the base matters."""
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    names = ["DCG(discount=jk)@5", "DCG(discount=jk,base=3)@5", "nDCG(discount=jk)@5"]
+    got = judged.select(m.expr() for n in names for m in fe.parse_measures(n)).row(0)
+    b2 = 2 + 3 + 3 / math.log2(3) + 1 / 2.0 + 2 / math.log2(5)
+    b3 = 2 + 3 + 3 / 1.0 + 1 / (math.log2(4) / math.log2(3)) + 2 / (math.log2(5) / math.log2(3))
+    ideal = 3 + 3 + 2 / math.log2(3) + 2 / 2.0 + 1 / math.log2(5)
+    assert got[0] == pytest.approx(b2, abs=1e-12)
+    assert got[1] == pytest.approx(b3, abs=1e-12)
+    assert got[2] == pytest.approx(b2 / ideal, abs=1e-12)
