@@ -31,11 +31,27 @@ TREC_MEASURES = {
     "num_ret": [("num_ret", "NumRet")],
     "num_rel": [("num_rel", "NumRel")],
     "num_rel_ret": [("num_rel_ret", "NumRelRet")],
+    # families added with issue 11 (9.x rounds 11pt_avg's levels as trec9)
+    "bpref": [("bpref", "Bpref")],
+    "infAP": [("infAP", "infAP")],
+    "set": [("set_P", "SetP"), ("set_recall", "SetR"), ("set_F", "SetF"), ("set_map", "SetAP"),
+            ("set_relative_P", "set_relative_P")],
+    "num_nonrel_judged_ret": [("num_nonrel_judged_ret", "NumNonRelJudgedRet")],
+    "G": [("G", "G")],
+    "binG": [("binG", "binG")],
+    "ndcg_rel": [("ndcg_rel", "nDCG_rel")],
+    "Rndcg": [("Rndcg", "RnDCG")],
+    "utility": [("utility", "utility")],
+    "11pt_avg": [("11pt_avg", "11pt_avg(rounding=trec9)")],
+    "relative_P": [(f"relative_P_{k}", f"relative_P@{k}") for k in (5, 10)],
+    "Rprec_mult": [("Rprec_mult_0.20", "Rprec_mult(mult=0.2)"), ("Rprec_mult_2.00", "Rprec_mult(mult=2)")],
 }
 PYTREC_NAMES = {
     "map", "ndcg", "recip_rank", "Rprec", "num_ret", "num_rel", "num_rel_ret",
     "map_cut." + ",".join(map(str, CUTS)), "ndcg_cut." + ",".join(map(str, CUTS)),
     "P." + ",".join(map(str, CUTS)), "recall." + ",".join(map(str, CUTS)), "success.1,5,10",
+    "bpref", "infAP", "set", "num_nonrel_judged_ret", "G", "binG", "ndcg_rel", "Rndcg", "utility", "11pt_avg",
+    "relative_P.5,10", "Rprec_mult.0.2,2.0",
 }
 
 
@@ -116,7 +132,7 @@ def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
     for _, name in pairs:
         m = fe.parse_measures(name)[0]
         if rel != 1 and any(p.name == "rel" for p in m.spec.params):
-            m = fe.measure(m.spec, cutoff=m.cutoff, rel=rel)
+            m = fe.measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), "rel": rel})
         measures.append(m)
     expected = pytrec_values(run, qrels, rel)
     got = run.ireval.evaluate(qrels, measures, shape="wide")
@@ -148,7 +164,9 @@ ALL_FAMILIES = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp,base=10)@5", "P@5
                 "G", "unj@5", "unj@50", "Judged@5", "Judged", "RBP", "RBP(p=0.5)",
                 "nDCG(gains=0:1;1:3;3:2)@5", "nDCG(gains=1:-2;2:9)",
                 "nDCG_rel", "RnDCG", "RnDCG(rel=2)", "CG@5", "CG(gain=exp)", "DCG@10", "DCG(gains=0:1;2:5)",
-                "E", "E(beta=2)", "fallout(collection_size=300)", "generality(collection_size=300)"]
+                "E", "E(beta=2)", "fallout(collection_size=300)", "generality(collection_size=300)",
+                "AP(denominator=min_kR)@5", "ARHR@10", "ARHR", "Hits@5", "RBP_resid", "RBP_resid(p=0.5)",
+                "ERR@10", "ERR(max_grade=3)"]
 
 
 @pytest.mark.parametrize("seed", range(12))

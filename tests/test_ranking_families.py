@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from test_pytrec_eval_parity import random_case
@@ -184,3 +185,70 @@ def test_iprec_ceil_is_the_textbook_recall_at_least() -> None:
     ).row(0)
     # ceil(1.2) = 2 relevant needed: 2/4; trec 10 rounds 1.2 to 1: 1/1; ceil(2.1) = 3: never found
     assert values == (0.5, 1.0, 0.0)
+
+
+def test_recommender_measures() -> None:
+    # relevant at ranks 2 and 4 of a ranking of 5; 4 relevant in all
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5, None, None], "relevance": [0, 1, 0, 1, 0, 1, 1]})
+    row = judged.select(
+        fe.ranking.ap(3), fe.ranking.ap(3, denominator="min_kR").alias("min"), fe.ranking.arhr(),
+        fe.ranking.hits(3), fe.ranking.success(1).alias("hit_rate"),
+    ).row(0)
+    assert row == (0.5 / 4, 0.5 / 3, 1 / 2 + 1 / 4, 1, 0.0)
+    assert fe.parse_measures("HitRate@5")[0].name == "Success@5"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ndcg_ideal_retrieved_matches_scikit_learn(seed: int) -> None:
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    grades = rng.choice([0, 0, 1, 2, 3], size=n)
+    scores = rng.permutation(n).astype(float)  # distinct: scikit-learn averages over ties
+    run = pl.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i}" for i in range(n)], "score": scores})
+    qrels = pl.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i}" for i in range(n)], "relevance": grades})
+    for k in (None, 3, 10):
+        name = "nDCG(ideal=retrieved)" + (f"@{k}" if k else "")
+        got = run.ireval.evaluate(qrels, [name])["value"].item()
+        want = sklearn_metrics.ndcg_score([grades], [scores], k=k) if grades.any() else 0.0
+        assert got == pytest.approx(want, abs=1e-12), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_err_matches_ir_measures(seed: int) -> None:
+    """ir_measures computes ERR with gdeval (perl), printed to 5 decimals."""
+    pytest.importorskip("pandas")
+    import shutil
+
+    if shutil.which("perl") is None:
+        pytest.skip("ir_measures' ERR runs gdeval, a perl script")
+    run, qrels = random_case(seed, integer_ids=True, near_ties=False)  # gdeval reads numeric topics
+    ids = [pl.col("query_id").cast(pl.String), pl.col("doc_id").cast(pl.String)]
+    run = run.with_columns(*ids, score=pl.int_range(pl.len()).cast(pl.Float64) * 7 % 1009)  # no ties
+    qrels = qrels.with_columns(*ids, pl.col("relevance").clip(lower_bound=0))
+    names = ["ERR@5", "ERR@20"]
+    ours = run.ireval.evaluate(qrels, names, shape="wide")
+    measures = [ir_measures.ERR @ 5, ir_measures.ERR @ 20]
+    calc = ir_measures.iter_calc(measures, qrels.to_pandas(), run.to_pandas())
+    expected = {(m.query_id, str(m.measure)): m.value for m in calc}
+    checked = 0
+    for row in ours.iter_rows(named=True):
+        for name in names:
+            key = (row["query_id"], name)
+            if key in expected:
+                assert row[name] == pytest.approx(expected[key], abs=6e-6), key
+                checked += 1
+    assert checked > 0
+
+
+def test_jarvelin_kekalainen_discount() -> None:
+    """rel_i / max(1, log_b i): with b = 2 ranks 1 and 2 go undiscounted; the base matters."""
+    judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    names = ["DCG(discount=jk)@5", "DCG(discount=jk,base=3)@5", "nDCG(discount=jk)@5"]
+    got = judged.select(m.expr() for n in names for m in fe.parse_measures(n)).row(0)
+    b2 = 2 + 3 + 3 / math.log2(3) + 1 / 2.0 + 2 / math.log2(5)
+    b3 = 2 + 3 + 3 / 1.0 + 1 / (math.log2(4) / math.log2(3)) + 2 / (math.log2(5) / math.log2(3))
+    ideal = 3 + 3 + 2 / math.log2(3) + 2 / 2.0 + 1 / math.log2(5)
+    assert got[0] == pytest.approx(b2, abs=1e-12)
+    assert got[1] == pytest.approx(b3, abs=1e-12)
+    assert got[2] == pytest.approx(b2 / ideal, abs=1e-12)

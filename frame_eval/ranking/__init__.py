@@ -78,7 +78,7 @@ from frame_eval.ranking.precision import (
     success,
 )
 from frame_eval.ranking.rank_biased import RBP, RBP_RESID, rbp, rbp_resid
-from frame_eval.ranking.reciprocal import RR, rr
+from frame_eval.ranking.reciprocal import ARHR, ERR, HITS, RR, arhr, err, hits, rr
 from frame_eval.ranking.set_based import (
     E_MEASURE,
     FALLOUT,
@@ -102,15 +102,18 @@ from frame_eval.ranking.set_based import (
 
 __all__ = [
     "ap",
+    "arhr",
     "bin_g",
     "bpref",
     "cg",
     "dcg",
     "e_measure",
     "eleven_point_average",
+    "err",
     "fallout",
     "g",
     "generality",
+    "hits",
     "infap",
     "iprec",
     "judged_rate",
@@ -144,6 +147,6 @@ _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
     SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG, CG, DCG,
-    E_MEASURE, FALLOUT, GENERALITY,
+    E_MEASURE, FALLOUT, GENERALITY, ARHR, HITS, ERR,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

@@ -2,7 +2,8 @@
 
 The precision at the rank of each relevant document retrieved (within the
 cutoff), added in rank order, divided once by ``R``, the query's relevant
-documents, retrieved or not. 0 when ``R`` is 0. Unjudged documents are not
+documents, retrieved or not (``denominator="min_kR"``: by ``min(k, R)``, as
+recommender libraries often do for ``AP@k``). 0 when ``R`` is 0. Unjudged documents are not
 relevant. ``gm_map`` is the same per-query value summarised by trec_eval's
 geometric mean, ``exp(mean(log(max(AP, 0.00001))))``; trec_eval prints no
 per-query ``gm_map`` line.
@@ -27,22 +28,30 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import measure
+from frame_eval.registry import Param, measure
 
 
-def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int, denominator: str = "R") -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
     hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
     # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
     found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
     precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
+    if denominator == "min_kR" and k is not None:
+        return _safe_ratio(precision_sum, pl.min_horizontal(is_rel.sum(), pl.lit(k, pl.Int64)))
     return _safe_ratio(precision_sum, is_rel.sum())
+
+
+_DENOMINATOR = Param(
+    "denominator", str, "R", ("R", "min_kR"),
+    "divide AP@k by R (trec_eval) or by min(k, R), the most relevant documents k ranks can hold",
+)
 
 
 AP = _spec(
     "AP", "average precision: mean over relevant documents of the precision at their rank",
-    _build_ap, params=(_REL,), cutoff="optional", aliases=("MAP",), trec_name="map",
+    _build_ap, params=(_REL, _DENOMINATOR), cutoff="optional", aliases=("MAP",), trec_name="map",
     trec_cut_name="map_cut",
     lowest_read=_reads_relevant,
 )
@@ -53,7 +62,10 @@ GM_MAP = _spec(
 )
 
 
-def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+def ap(
+    k: int | None = None, *, rel: int = 1, denominator: str = "R", rank: str = RANK,
+    relevance: str = RELEVANCE,
+) -> pl.Expr:
     """Average precision (trec_eval ``map``; with ``k``, ``map_cut.k``).
 
     ``AP@k = sum over relevant documents d at rank r(d) <= k of
@@ -66,6 +78,8 @@ def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str =
         Only ranks ``1..k`` count; the divisor stays ``R``.
     rel
         Minimum judgement for a document to be relevant.
+    denominator
+        ``"R"`` (trec_eval) or ``"min_kR"``: divide ``AP@k`` by ``min(k, R)``.
     rank, relevance
         Column names in the judged frame.
 
@@ -76,4 +90,5 @@ def ap(k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str =
     >>> round(judged.select(fe.ranking.ap()).item(), 4)  # (1/1 + 2/3) / 3
     0.5556
     """
-    return measure(AP, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+    m = measure(AP, cutoff=k, rel=rel, denominator=denominator)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)

@@ -7,7 +7,11 @@ value); unjudged and negatively judged documents give none. The
 discount of rank ``r`` is ``log2(r + 1)`` (the C library's bits). The
 ideal ranking orders every judged document of the query by gain, whether
 retrieved or not; a cutoff applies to both rankings. 0 when no judged
-document has gain. ``rel`` plays no part, as in trec_eval. (trec_eval sorts
+document has gain. ``ideal="retrieved"`` takes the ideal ranking from the
+retrieved documents alone, re-sorted (scikit-learn's ``ndcg_score``);
+``discount="jk"`` divides by Järvelin and Kekäläinen's ``max(1, log_base(rank))``
+instead, where ``base`` (2 by default) sets how many top ranks go undiscounted. ``rel`` plays
+no part, as in trec_eval. (trec_eval sorts
 the ideal gains with a comparison that truncates differences below 1, so two
 table gains less than 1 apart may be taken in either order there; here the
 ideal ranking is always sorted by gain.)
@@ -55,10 +59,21 @@ def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
     return pl.when(g > 0).then(pl.lit(2.0).pow(g - top) - pl.lit(2.0).pow(-top)).otherwise(0.0)
 
 
-def _discount(positions: pl.Expr, base: float) -> pl.Expr:
-    """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2."""
+def _discount(positions: pl.Expr, base: float, kind: str = "trec") -> pl.Expr:
+    """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2;
+    ``kind="jk"``: Järvelin and Kekäläinen's ``max(1, log_base(position))``."""
+    if kind == "jk":
+        exponent = log2(positions.clip(lower_bound=1))
+        scaled = exponent if base == 2.0 else divide(exponent, math.log2(base))
+        return pl.max_horizontal(scaled, pl.lit(1.0, pl.Float64))
     discount = log2(positions + 1)
     return discount if base == 2.0 else divide(discount, math.log2(base))
+
+
+_DISCOUNT = Param(
+    "discount", str, "trec", ("trec", "jk"),
+    "rank discount: log_base(rank + 1) (trec_eval) or max(1, log_base(rank)) (Järvelin and Kekäläinen)",
+)
 
 
 def parse_gain_table(text: str) -> dict[int, float]:
@@ -105,24 +120,40 @@ def _table_gains(relevance: pl.Expr, table: Mapping[int, float]) -> pl.Expr:
 
 
 def _build_ndcg(
-    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = ""
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = "",
+    ideal: str = "judged", discount: str = "trec",
 ) -> pl.Expr:
     rank, relevance = _columns(columns)
     if gains:
+        if ideal != "judged" or discount != "trec":
+            raise ValueError("nDCG: a gain table (gains=) works with ideal='judged' and discount='trec' only")
         return _build_ndcg_table(rank, relevance, k, gain, base, gains)
     highest = relevance.max().fill_null(0)
     g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
     # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
     scoring = _within(rank, k) & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base)
+    terms = g / _discount(rank.fill_null(0), base, discount)
     dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    if ideal == "retrieved":
+        # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
+        highest = relevance.filter(rank.is_not_null()).max().fill_null(0)
+        dcg = ordered_sum(
+            (_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)).filter(scoring),
+            rank.filter(scoring),
+        )
+        best = relevance.filter(rank.is_not_null() & (relevance > 0)).sort(descending=True)
+        if k is not None and k < _RANKS:
+            best = best.head(k)
+        positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
+        idcg = ordered_sum(_gains(best, gain, highest) / _discount(positions, base, discount))
+        return _safe_ratio(dcg, idcg)
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
         ideal = ideal.head(k)
     positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
-    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base))
+    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base, discount))
     return _safe_ratio(dcg, idcg)
 
 
@@ -167,9 +198,12 @@ def _build_cg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: st
     return total
 
 
-def _build_dcg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
+def _build_dcg(
+    columns: Mapping[str, str], k: int | None, *, gain: str, gains: str, base: float = 2.0,
+    discount: str = "trec",
+) -> pl.Expr:
     g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
-    terms = g / _discount(rank.fill_null(0), 2.0)
+    terms = g / _discount(rank.fill_null(0), base, discount)
     total = ordered_sum(terms.filter(scoring), rank.filter(scoring))
     if gain == "exp" and not gains:
         top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
@@ -182,8 +216,14 @@ def _reads_table_gains(params: Mapping[str, object]) -> float:
     return 0 if params.get("gains") else _reads_gains(params)
 
 
+_IDEAL = Param(
+    "ideal", str, "judged", ("judged", "retrieved"),
+    "the ideal ranking: every judged document (trec_eval) or the retrieved ones re-sorted (scikit-learn)",
+)
+
 NDCG = _spec(
-    "nDCG", "normalised discounted cumulative gain", _build_ndcg, params=(_GAIN, _BASE, _GAINS),
+    "nDCG", "normalised discounted cumulative gain", _build_ndcg,
+    params=(_GAIN, _BASE, _GAINS, _IDEAL, _DISCOUNT),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
     lowest_read=_reads_table_gains,
 )
@@ -197,7 +237,7 @@ CG = _spec(
 )
 DCG = _spec(
     "DCG", "discounted cumulated gain: gain / log2(rank + 1) over the top k, not normalised", _build_dcg,
-    params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+    params=(_GAIN, _GAINS, _BASE, _DISCOUNT), cutoff="optional", lowest_read=_reads_table_gains,
 )
 
 
@@ -207,6 +247,7 @@ def ndcg(
     gain: str = "linear",
     base: float = 2.0,
     gains: Mapping[int, float] | None = None,
+    ideal: str = "judged",
     rank: str = RANK,
     relevance: str = RELEVANCE,
 ) -> pl.Expr:
@@ -229,6 +270,9 @@ def ndcg(
     gains
         A gain table ``{judgement: gain}`` (trec_eval ``ndcg.1=3,2=9``); judgements it
         leaves out keep their value as gain.
+    ideal
+        ``"judged"`` (trec_eval: every judged document) or ``"retrieved"`` (the
+        retrieved documents re-sorted, as scikit-learn's ``ndcg_score``).
     rank, relevance
         Column names in the judged frame.
 
@@ -240,7 +284,7 @@ def ndcg(
     0.8597
     """
     table = _format_gains(gains) if gains else ""
-    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table)
+    m = measure(NDCG, cutoff=k, gain=gain, base=base, gains=table, ideal=ideal)
     return m.expr(rank=rank, relevance=relevance, guard=GUARD)
 
 

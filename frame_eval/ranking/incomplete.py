@@ -48,17 +48,18 @@ from frame_eval.registry import measure
 INFAP_EPSILON = 0.00001
 
 
-def _retrieved_in_rank_order(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """(ranks, judgements, relevant-count-so-far helper) of the retrieved rows, by rank."""
+def _retrieved_in_rank_order(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr]:
+    """(ranks, judgements) of the retrieved rows, by rank. (In the compact evaluation frame an
+    unjudged row may share the deepest rank with a judged one; it adds to no count.)"""
     rank, relevance = _columns(columns)
     retrieved = rank.is_not_null()
     ranks = rank.filter(retrieved)
-    return ranks.sort(), relevance.filter(retrieved).sort_by(ranks), retrieved
+    return ranks.sort(), relevance.filter(retrieved).sort_by(ranks)
 
 
 def _build_bpref(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     _, relevance = _columns(columns)
-    _, judgements, _ = _retrieved_in_rank_order(columns)
+    _, judgements = _retrieved_in_rank_order(columns)
     num_rel = _relevant(relevance, rel).sum()
     num_nonrel = ((relevance >= 0) & (relevance < rel)).fill_null(False).sum()
     is_nonrel = ((judgements >= 0) & (judgements < rel)).fill_null(False)
@@ -72,7 +73,7 @@ def _build_bpref(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
 
 def _build_infap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     _, relevance = _columns(columns)
-    ranks, judgements, _ = _retrieved_in_rank_order(columns)
+    ranks, judgements = _retrieved_in_rank_order(columns)
     is_rel = _relevant(judgements, rel)
     rel_so_far = is_rel.cast(pl.Int64).cum_sum()
     nonrel_so_far = ((judgements >= 0) & (judgements < rel)).fill_null(False).cast(pl.Int64).cum_sum()

@@ -11,7 +11,8 @@ when ``R`` is 0.
 average): each level ``x`` needs ``round(x * R)`` relevant documents found, 0
 where they never are; a level that needs none takes the best precision at any
 relevant document. Levels are added from the highest down, as trec_eval adds
-them, and the sum is divided by their number.
+them, and the sum is divided by their number. ``rounding`` as for ``IPrec``
+(``trec9``: trec_eval 9.x and pytrec_eval).
 """
 
 from __future__ import annotations
@@ -62,17 +63,17 @@ def _check_levels(value: str) -> str | None:
     return None
 
 
-def _build_11pt_avg(columns: Mapping[str, str], k: int | None, *, levels: str, rel: int) -> pl.Expr:
+def _build_11pt_avg(
+    columns: Mapping[str, str], k: int | None, *, levels: str, rel: int, rounding: str = "trec10"
+) -> pl.Expr:
     rank, relevance = _columns(columns)
     chosen = parse_levels(levels)
     is_rel = _relevant(relevance, rel)
     hit_ranks = rank.filter(is_rel & rank.is_not_null())
     found = hit_ranks.rank("ordinal")
-    num_rel = is_rel.sum().cast(pl.Float64)
     total: pl.Expr = pl.lit(0.0, pl.Float64)
     for level in reversed(chosen):  # trec_eval adds the highest level first
-        needed = (num_rel * level).round(0, mode="half_away_from_zero")
-        total = total + _best_precision_from(found, hit_ranks, needed)
+        total = total + _best_precision_from(found, hit_ranks, _needed(is_rel.sum(), level, rounding))
     return divide(total, len(chosen))
 
 
@@ -150,13 +151,29 @@ ELEVEN_POINT = _spec(
     "11pt_avg", "interpolated precision averaged over recall levels (the 11 points by default)",
     _build_11pt_avg,
     params=(Param("levels", str, "", doc="recall levels, e.g. 0.2;0.5;0.8 (default the 11)",
-                  check=_check_levels), _REL),
+                  check=_check_levels), _REL, _ROUNDING),
     aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant,
 )
 register_shorthand(  # trec_eval's 11pt_avg..25,.5,.75 (printed 11pt_avg_.25,.5,.75) and our own name
-    "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(\s*levels\s*=([^()]*)\))?",
-    lambda m: ("11pt_avg", {"levels": _levels_text(m.group(1) or m.group(2) or "")}),
+    "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(([^()]*)\))?",
+    lambda m: ("11pt_avg", _eleven_point_params(m.group(1), m.group(2))),
 )
+
+
+def _eleven_point_params(trec_levels: str | None, params: str | None) -> dict[str, str]:
+    """Parameters of an ``11pt_avg`` name: trec_eval's level list, or ``(key=value,...)``."""
+    if trec_levels is not None:
+        return {"levels": _levels_text(trec_levels)}
+    chosen: dict[str, str] = {}
+    for pair in (params or "").split(","):
+        if pair.strip():
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise ValueError(f"cannot read parameter {pair.strip()!r} of 11pt_avg; use key=value")
+            chosen[key.strip()] = value.strip()
+    if "levels" in chosen:
+        chosen["levels"] = _levels_text(chosen["levels"])
+    return chosen
 
 
 def _levels_text(text: str) -> str:
@@ -165,11 +182,13 @@ def _levels_text(text: str) -> str:
 
 
 def eleven_point_average(
-    levels: tuple[float, ...] = DEFAULT_LEVELS, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+    levels: tuple[float, ...] = DEFAULT_LEVELS, *, rel: int = 1, rounding: str = "trec10", rank: str = RANK,
+    relevance: str = RELEVANCE,
 ) -> pl.Expr:
     """Interpolated precision averaged over recall ``levels`` (trec_eval ``11pt_avg``).
 
-    See the module docstring; the default is the 11 levels 0, 0.1, ..., 1.
+    See the module docstring; the default is the 11 levels 0, 0.1, ..., 1, and
+    ``rounding`` is as for :func:`iprec`.
 
     Examples
     --------
@@ -179,4 +198,5 @@ def eleven_point_average(
     0.5
     """
     text = "" if tuple(levels) == DEFAULT_LEVELS else ";".join(str(float(x)) for x in sorted(levels))
-    return measure(ELEVEN_POINT, levels=text, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+    m = measure(ELEVEN_POINT, levels=text, rel=rel, rounding=rounding)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)

@@ -156,7 +156,7 @@ RPREC = _spec(
 
 SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
-    params=(_REL,), cutoff="required", trec_name="success", micro=_micro_success,
+    params=(_REL,), cutoff="required", trec_name="success", aliases=("HitRate",), micro=_micro_success,
     lowest_read=_reads_relevant,
 )
 

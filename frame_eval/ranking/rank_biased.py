@@ -46,12 +46,20 @@ def _build_rbp(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Exp
 
 def _build_rbp_resid(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Expr:
     rank, relevance = _columns(columns)
-    unjudged = rank.is_not_null() & (relevance.is_null() | (relevance < 0))
-    ranks = rank.filter(unjudged).sort().cast(pl.Int64)
+    # the unjudged ranks are those without a judgement of 0 or more: read from the judged
+    # rows and the depth alone, so the compact evaluation frame serves
+    judged = rank.filter(rank.is_not_null() & (relevance >= 0).fill_null(False)).cast(pl.Int64)
     retrieved = rank.max().fill_null(0).cast(pl.Int64)
+    every = pl.int_range(1, retrieved + 1, dtype=pl.Int64)
+    ranks = every.filter(~every.is_in(judged.implode()))
     powers = _powers(p, retrieved)
     residual = powers.last() + pl.lit(1.0 - p, pl.Float64) * ordered_sum(powers.gather(ranks - 1))
     return pl.when(ranks.len() > 0).then(residual).otherwise(pl.lit(0.0, pl.Float64))
+
+
+def _reads_judged(params: Mapping[str, object]) -> float:
+    """Reads the judgements of 0 or more (the rest of the ranking is unjudged)."""
+    return 0
 
 
 def _check_p(value: float) -> str | None:
@@ -67,7 +75,7 @@ RBP = _spec(
 )
 RBP_RESID = _spec(
     "RBP_resid", "rank-biased precision's residual: what unjudged documents could still add",
-    _build_rbp_resid, params=(_P,), trec_name="rbp_resid", reads_unjudged=True,
+    _build_rbp_resid, params=(_P,), trec_name="rbp_resid", lowest_read=_reads_judged,
 )
 register_shorthand("ranking", rf"rbp[._](?:p=)?{_NUMBER}", lambda m: ("RBP", {"p": float(m.group(1))}))
 register_shorthand(
