@@ -9,7 +9,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy", reason="compare() needs the [stats] extra")
-ranx = pytest.importorskip("ranx", reason="ranx (the [bench] extra) is an optional oracle")
+ranx = pytest.importorskip("ranx", reason="ranx (in the [test] extra) is the oracle here")
 
 import frame_eval as fe  # noqa: E402
 
