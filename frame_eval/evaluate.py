@@ -339,6 +339,9 @@ def summarize(
     aggregate: Aggregate | None = None,
     ties: Ties = "docid",
     ci: float | None = None,
+    ci_method: Literal["t", "bootstrap"] = "t",
+    n_resamples: int = 10_000,
+    seed: int = 0,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
 
@@ -349,8 +352,11 @@ def summarize(
     or engine. ``aggregate="mean"``, ``"gmean"`` (trec_eval's, floor 0.00001) or
     ``"micro"`` (numerators and denominators summed over queries, then divided; for
     measures that are ratios of counts, and counts) applies to every measure. ``ties``
-    as in :func:`evaluate`; ``ci`` adds the t interval of each mean (``ci_low``, ``ci_high``).
+    as in :func:`evaluate`; ``ci`` adds an interval of each mean (``ci_low``, ``ci_high``):
+    Student's t (``ci_method="t"``) or the percentile interval of ``n_resamples`` seeded
+    bootstrap means (``"bootstrap"``, as :func:`frame_eval.compare.intervals`).
     """
+    _choice("ci_method", ci_method, ("t", "bootstrap"))
     _choice("shape", shape, ("long", "wide"))
     _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
     if aggregate is not None:
@@ -379,7 +385,10 @@ def summarize(
     long = _summary(wide, aggs, [label for _, label in pairs], cols, shape)
     if ci is None or shape == "wide":
         return long
-    bounds = _t_intervals(wide, pairs, cols, ci)
+    if ci_method == "t":
+        bounds = _t_intervals(wide, pairs, cols, ci)
+    else:
+        bounds = _bootstrap_intervals(wide, pairs, cols, ci, n_resamples, seed)
     return long.join(bounds, on=[*cols.by, "metric"], how="left", maintain_order="left")
 
 
@@ -417,3 +426,34 @@ def _t_intervals(
         pl.when(usable).then(pl.col("mean") - half).alias("ci_low"),
         pl.when(usable).then(pl.col("mean") + half).alias("ci_high"),
     )
+
+
+def _bootstrap_intervals(
+    wide: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns, level: float,
+    n_resamples: int, seed: int,
+) -> pl.LazyFrame:
+    """``[*by, metric, ci_low, ci_high]``: the percentile interval of seeded bootstrap means of
+    each group's per-query values (in the text order of the query ids), worked out when the
+    result is collected (NumPy, the ``[stats]`` extra); null for counts and one query."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    from frame_eval.compare import resampling  # imports NumPy only when called
+
+    def bounds(values: pl.Series, **_: object) -> pl.Series:
+        _, low, high = resampling.bootstrap(values.to_list(), n_resamples, seed, level)
+        return pl.Series([{"ci_low": low, "ci_high": high}])
+
+    struct = pl.Struct({"ci_low": pl.Float64, "ci_high": pl.Float64})
+    order = pl.col(cols.query_id).cast(pl.String)
+    parts = []
+    for m, label in pairs:
+        interval = pl.col(label).sort_by(order).map_batches(bounds, return_dtype=struct, returns_scalar=True)
+        agg = [interval.alias("interval")]
+        frame = wide.group_by(list(cols.by)).agg(agg) if cols.by else wide.select(agg)
+        usable = pl.lit(m.spec.aggregate == "mean")
+        parts.append(frame.select(
+            *cols.by, pl.lit(label).alias("metric"),
+            pl.when(usable).then(pl.col("interval").struct.field("ci_low")).alias("ci_low"),
+            pl.when(usable).then(pl.col("interval").struct.field("ci_high")).alias("ci_high"),
+        ))
+    return pl.concat(parts)

@@ -220,6 +220,9 @@ class IREvalNamespace(Generic[FrameT]):
         aggregate: _core.Aggregate | None = None,
         ties: _core.Ties = "docid",
         ci: float | None = None,
+        ci_method: Literal["t", "bootstrap"] = "t",
+        n_resamples: int = 10_000,
+        seed: int = 0,
     ) -> FrameT:
         """Average each measure over the evaluated queries (trec_eval's ``all`` lines).
 
@@ -232,7 +235,9 @@ class IREvalNamespace(Generic[FrameT]):
         ``gm_bpref`` are trec_eval's geometric means; ``aggregate="mean"``, ``"gmean"`` or
         ``"micro"`` (numerators and denominators summed before dividing) applies one
         summary to every measure. ``ci=0.95`` adds ``ci_low`` and ``ci_high``, the
-        Student's t interval of each mean over the queries (needs the ``[stats]`` extra).
+        Student's t interval of each mean over the queries, or with ``ci_method="bootstrap"``
+        the percentile interval of ``n_resamples`` bootstrap means drawn with ``seed``
+        (needs the ``[stats]`` extra).
         Other parameters as in :meth:`evaluate`.
 
         Examples
@@ -250,7 +255,7 @@ class IREvalNamespace(Generic[FrameT]):
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
             labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            aggregate=aggregate, ties=ties, ci=ci,
+            aggregate=aggregate, ties=ties, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed,
         )
         return self._finish(result)
 

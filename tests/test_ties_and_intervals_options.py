@@ -94,3 +94,25 @@ def test_summarize_ci_is_scipys_t_interval() -> None:
     assert got.filter(pl.col("metric") == "NumRet")["ci_low"].is_null().all()
     with pytest.raises(ValueError, match="confidence level"):
         RUN.ireval.summarize(QRELS, ["AP"], by="system", ci=95)
+
+
+def test_summarize_bootstrap_ci_is_the_intervals_bootstrap() -> None:
+    pytest.importorskip("numpy")
+    from frame_eval.compare import intervals
+
+    options = {"level": 0.9, "n_resamples": 500, "seed": 7}
+    summary = RUN.lazy().ireval.summarize(
+        QRELS.lazy(), ["AP", "nDCG@3", "NumRet"], by="system", ci=options["level"], ci_method="bootstrap",
+        n_resamples=options["n_resamples"], seed=options["seed"],
+    )
+    assert isinstance(summary, pl.LazyFrame)
+    got = summary.collect()
+    want = intervals(RUN.ireval.evaluate(QRELS, ["AP", "nDCG@3"], by="system"), by="system",
+                     method="bootstrap", **options)
+    joined = got.join(want, on=["system", "metric"], suffix="_want")
+    assert joined.height == 4
+    assert joined["ci_low"].to_list() == joined["ci_low_want"].to_list()
+    assert joined["ci_high"].to_list() == joined["ci_high_want"].to_list()
+    assert got.filter(pl.col("metric") == "NumRet")["ci_high"].is_null().all()
+    with pytest.raises(ValueError, match="ci_method must be one of"):
+        RUN.ireval.summarize(QRELS, ["AP"], by="system", ci=0.9, ci_method="bca")  # type: ignore[arg-type]
