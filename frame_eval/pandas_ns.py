@@ -213,7 +213,7 @@ _POLARS_DTYPE_WORD = re.compile(
     + "|".join(sorted((k for k in _PANDAS_DTYPES if k[0].isupper() and k != "Object"), key=len, reverse=True))
     + r")(?![\w(])"
 )
-_ROW = re.compile(r"\brow (?P<row>\d+)\b")
+_ROW = re.compile(r"\brow (?P<row>\d+)\b(?:, counting from 0)?")
 _NULL = re.compile(r"\bnull values\b")
 _FRAME_TYPES = re.compile(r"\ba polars DataFrame or LazyFrame or a pandas DataFrame\b")
 
