@@ -160,10 +160,6 @@ def null_problems(
     return problems
 
 
-# kept for callers that still speak of a Suspicion: a Problem under its older name
-Suspicion = Problem
-
-
 def duplicate_problem(
     frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str, suspect: pl.LazyFrame | None = None
 ) -> Problem:

@@ -27,7 +27,7 @@ from fuzz_support import (
 )
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from test_pytrec_eval_parity import PYTREC_NAMES, TREC_MEASURES, assert_same
+from test_pytrec_eval_parity import PYTREC_NAMES, TREC_MEASURES, assert_same, at_level, trec_dict
 
 import frame_eval as fe
 
@@ -72,13 +72,7 @@ def ranking_cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, int]:
 
 
 def _measures(rel: int) -> list[fe.Measure]:
-    out = []
-    for _, name in PAIRS:
-        m = fe.parse_measures(name)[0]
-        if rel != 1 and any(p.name == "rel" for p in m.spec.params):
-            m = fe.measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), "rel": rel})
-        out.append(m)
-    return out
+    return at_level([name for _, name in PAIRS], rel)
 
 
 def _oracle(run: pl.DataFrame, qrels: pl.DataFrame, rel: int, measures: list[fe.Measure]) -> pl.DataFrame:
@@ -92,18 +86,14 @@ def _oracle(run: pl.DataFrame, qrels: pl.DataFrame, rel: int, measures: list[fe.
     """
     if not hasattr(os, "fork"):
         pytest.skip("the pytrec_eval oracle runs in forked processes (no os.fork here)")
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for q, d, r in qrels.iter_rows():
-        qrel_dict.setdefault(str(q), {})[str(d)] = r
+    qrel_dict = trec_dict(qrels, "relevance")
     for judgements in qrel_dict.values():
         if max(judgements.values()) < 0:
             judgements.update(dict.fromkeys(judgements, 0))
     rows = []
     id_of = {str(q): q for q in run["query_id"].to_list()}
     for (system,), part in run.partition_by("system", as_dict=True, maintain_order=True).items():
-        run_dict: dict[str, dict[str, float]] = {}
-        for q, d, s in part.select("query_id", "doc_id", "score").iter_rows():
-            run_dict.setdefault(str(q), {})[str(d)] = s
+        run_dict = trec_dict(part, "score")
 
         def evaluate(run_dict: dict[str, dict[str, float]] = run_dict) -> Any:
             evaluator = pytrec_eval.RelevanceEvaluator(qrel_dict, PYTREC_NAMES, relevance_level=rel)

@@ -8,6 +8,8 @@ differs from their numeric order.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -98,13 +100,28 @@ def random_case(
     return run, qrels
 
 
+def trec_dict(frame: pl.DataFrame, value: str) -> dict[str, dict[str, Any]]:
+    """``{query: {doc: value}}`` with ids as text, as pytrec_eval takes runs and qrels."""
+    out: dict[str, dict[str, Any]] = {}
+    for q, d, v in frame.select("query_id", "doc_id", value).iter_rows():
+        out.setdefault(str(q), {})[str(d)] = v
+    return out
+
+
+def at_level(names: list[str], rel: int) -> list[fe.Measure]:
+    """The measures named, each that takes ``rel`` at relevance level ``rel`` (trec_eval -l),
+    its other parameters kept."""
+    measures = []
+    for name in names:
+        m = fe.parse_measures(name)[0]
+        if rel != 1 and any(p.name == "rel" for p in m.spec.params):
+            m = fe.measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), "rel": rel})
+        measures.append(m)
+    return measures
+
+
 def pytrec_values(run: pl.DataFrame, qrels: pl.DataFrame, rel: int) -> dict[tuple[str, str], float]:
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for q, d, r in qrels.iter_rows():
-        qrel_dict.setdefault(str(q), {})[str(d)] = r
-    run_dict: dict[str, dict[str, float]] = {}
-    for q, d, s in run.iter_rows():
-        run_dict.setdefault(str(q), {})[str(d)] = s
+    qrel_dict, run_dict = trec_dict(qrels, "relevance"), trec_dict(run, "score")
     evaluator = pytrec_eval.RelevanceEvaluator(qrel_dict, PYTREC_NAMES, relevance_level=rel)
     results = evaluator.evaluate(run_dict)
     return {(q, key): v for q, values in results.items() for key, v in values.items()}
@@ -128,12 +145,7 @@ def test_matches_pytrec_eval(seed: int, integer_ids: bool) -> None:
     run, qrels = random_case(seed, integer_ids, near_ties=False)
     rel = 1 if seed % 3 else 2
     pairs = [pair for family in TREC_MEASURES.values() for pair in family]
-    measures = []
-    for _, name in pairs:
-        m = fe.parse_measures(name)[0]
-        if rel != 1 and any(p.name == "rel" for p in m.spec.params):
-            m = fe.measure(m.spec, cutoff=m.cutoff, **{**dict(m.params), "rel": rel})
-        measures.append(m)
+    measures = at_level([name for _, name in pairs], rel)
     expected = pytrec_values(run, qrels, rel)
     got = run.ireval.evaluate(qrels, measures, shape="wide")
     got_queries = {str(q) for q in got["query_id"]}

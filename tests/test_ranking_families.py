@@ -7,7 +7,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from test_pytrec_eval_parity import random_case
+from test_pytrec_eval_parity import random_case, trec_dict
 
 import frame_eval as fe
 
@@ -161,12 +161,7 @@ def test_textbook_set_measures(seed: int) -> None:
 def test_iprec_rounding_trec9_matches_pytrec_eval(seed: int) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     run, qrels = random_case(seed, integer_ids=False, near_ties=False)
-    qrel_dict: dict[str, dict[str, int]] = {}
-    for q, d, r in qrels.iter_rows():
-        qrel_dict.setdefault(str(q), {})[str(d)] = r
-    run_dict: dict[str, dict[str, float]] = {}
-    for q, d, s in run.iter_rows():
-        run_dict.setdefault(str(q), {})[str(d)] = s
+    qrel_dict, run_dict = trec_dict(qrels, "relevance"), trec_dict(run, "score")
     expected = pytrec_eval.RelevanceEvaluator(qrel_dict, {"iprec_at_recall"}).evaluate(run_dict)
     levels = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     names = [f"IPrec(rounding=trec9)@{x}" for x in levels]
