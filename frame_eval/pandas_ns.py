@@ -43,9 +43,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.polars_ns import IREvalNamespace
+from frame_eval.polars_ns import IREvalNamespace, is_frame
 
-_RANKING: Final = frozenset({"judge", "evaluate", "summarize"})
+_RANKING: Final = frozenset({"judge", "evaluate", "summarize", "ranking_curve"})
 _COLUMN_PARAMS: Final = ("by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted")
 _ROLES: Final = ("run", "qrels", "predictions")
 
@@ -376,7 +376,8 @@ class PandasIREval:
         self._frame = frame
 
     def _run(self, name: str, arguments: dict[str, Any]) -> Any:
-        role = "run" if name in _RANKING else "predictions"
+        ranking = name in _RANKING or (name == "pr_curve" and is_frame(arguments.get("actual")))
+        role = "run" if ranking else "predictions"
         wanted = _column_names(arguments)
         frames = {role: _to_polars(self._frame, role, wanted)}
         for param, value in arguments.items():  # frame arguments (qrels, ...) are converted too

@@ -19,6 +19,13 @@ from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
+def is_frame(value: Any) -> bool:
+    """Whether ``value`` is a polars DataFrame or LazyFrame or a pandas DataFrame."""
+    if isinstance(value, pl.DataFrame | pl.LazyFrame):
+        return True
+    return type(value).__module__.startswith("pandas") and hasattr(value, "columns")
+
+
 def to_lazy(frame: Any, name: str) -> pl.LazyFrame:
     """A LazyFrame view of a polars or pandas frame (pandas is converted, never modified)."""
     if isinstance(frame, pl.LazyFrame):
@@ -259,6 +266,72 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    def ranking_curve(
+        self,
+        qrels: Any,
+        *,
+        by: str | Sequence[str] | None = None,
+        query_id: str = "query_id",
+        doc_id: str = "doc_id",
+        score: str = "score",
+        relevance: str = "relevance",
+        rel: int = 1,
+        interpolated: bool = False,
+        levels: Sequence[float] | None = None,
+        rounding: Literal["trec10", "trec9", "ceil"] = "trec10",
+        average: bool = False,
+        complete: bool = False,
+        depth: int | None = None,
+        duplicates: Duplicates = "error",
+        strict: bool = False,
+        judged_only: bool = False,
+    ) -> FrameT:
+        """Precision-recall curves of this run's rankings, tidy (also ``pr_curve(qrels)``).
+
+        Per rank (default): ``[*by, query_id, rank, doc_id, relevant, precision, recall]``,
+        one row per retrieved document of each evaluated query, sorted by the keys
+        and rank. ``precision`` is ``P@rank`` and ``recall`` ``R@rank`` (0 when the
+        query has no relevant document), with trec_eval's bits; ``relevant`` says
+        whether the document at that rank has a judgement ``>= rel``.
+
+        ``interpolated=True``: the interpolated precision at recall ``levels``
+        (default the 11 standard levels 0, 0.1, ..., 1), ``[*by, query_id, recall,
+        precision]``: each value is trec_eval's ``iprec_at_recall`` (``IPrec@level``,
+        ``rounding`` as there). With ``average=True``, averaged over the evaluated
+        queries as :meth:`summarize` averages ``IPrec``: ``[*by, recall, precision,
+        num_q]``, the classic averaged 11-point curve.
+
+        Parameters
+        ----------
+        rel
+            A judgement ``>= rel`` is relevant (trec_eval ``-l``).
+        interpolated, levels, rounding, average
+            As above; ``levels`` and ``average`` need ``interpolated=True``.
+        by, query_id, doc_id, score, relevance, complete, depth, duplicates, strict, judged_only
+            As in :meth:`evaluate`.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+        ...                     "score": [0.2, 0.9, 0.5]})
+        >>> qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["b", "a"], "relevance": [1, 2]})
+        >>> run.ireval.ranking_curve(qrels).select("rank", "relevant", "precision", "recall").rows()
+        [(1, True, 1.0, 0.5), (2, False, 0.5, 0.5), (3, True, 0.6666666666666666, 1.0)]
+        >>> curve = run.ireval.pr_curve(qrels, interpolated=True, average=True)
+        >>> curve.filter(pl.col("recall").is_in([0.5, 1.0])).rows()
+        [(0.5, 1.0, 1), (1.0, 0.6666666666666666, 1)]
+        """
+        from frame_eval.ranking.curves import ranking_curve
+
+        cols = RunColumns(query_id, doc_id, score, relevance, "rank", as_by(by))
+        result = ranking_curve(
+            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), cols, rel=rel, interpolated=interpolated,
+            levels=levels, rounding=rounding, average=average, complete=complete, depth=depth,
+            duplicates=duplicates, strict=strict, judged_only=judged_only,
+        )
+        return self._finish(result)
+
     # -- classification --------------------------------------------------------------------------
 
     def confusion(
@@ -460,17 +533,23 @@ class IREvalNamespace(Generic[FrameT]):
 
     def pr_curve(
         self,
-        actual: str = "actual",
+        actual: Any = "actual",
         score: _classify.ScoreArg = "score",
         *,
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        **ranking: Any,
     ) -> FrameT:
         """The precision-recall curve of each group: plot ``recall`` against ``precision``.
 
-        The same table as :meth:`roc` (one row per distinct score, threshold
-        descending, so recall rises down the rows); parameters as there.
+        Classification (``actual`` a label column): the same table as :meth:`roc` (one
+        row per distinct score, threshold descending, so recall rises down the rows);
+        parameters as there.
+
+        Rankings: given a qrels frame first, ``run.ireval.pr_curve(qrels, ...)`` is
+        :meth:`ranking_curve` (``score`` is then the run's score column, and the
+        other keywords are :meth:`ranking_curve`'s).
 
         Examples
         --------
@@ -479,6 +558,20 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.pr_curve("label", "prob").select("threshold", "recall", "precision").rows()
         [(0.8, 0.5, 1.0), (0.4, 0.5, 0.5), (0.35, 1.0, 0.6666666666666666), (0.1, 1.0, 0.5)]
         """
+        if is_frame(actual):
+            given = [name for name, value in (("positive", positive is not AUTO),
+                                              ("score_range", score_range is not None)) if value]
+            if given:
+                raise TypeError(f"pr_curve(qrels, ...) gives ranking curves, which take no {given[0]}=; "
+                                f"it applies to classification curves, pr_curve(actual, score, ...)")
+            if not isinstance(score, str):
+                raise TypeError(f"score= names the run's score column, got {score!r}")
+            return self.ranking_curve(actual, by=by, score=score, **ranking)
+        if ranking:
+            raise TypeError(
+                f"pr_curve() got an unexpected keyword argument {next(iter(ranking))!r}: ranking options "
+                f"apply when the first argument is a qrels frame, pr_curve(qrels, ...)"
+            )
         return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
 
     def det_curve(
