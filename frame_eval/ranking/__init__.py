@@ -59,7 +59,7 @@ from frame_eval.ranking.counts import (
     num_rel_ret,
     num_ret,
 )
-from frame_eval.ranking.gain import CG, DCG, NDCG, cg, dcg, ndcg
+from frame_eval.ranking.gain import CG, DCG, NCG, NDCG, cg, dcg, ncg, ndcg
 from frame_eval.ranking.gain_variants import BIN_G, NDCG_REL, RNDCG, G, bin_g, g, ndcg_rel, rndcg
 from frame_eval.ranking.incomplete import BPREF, GM_BPREF, INFAP, JUDGED, UNJ, bpref, infap, judged_rate, unj
 from frame_eval.ranking.interpolated import ELEVEN_POINT, IPREC, eleven_point_average, iprec
@@ -67,6 +67,7 @@ from frame_eval.ranking.precision import (
     RELATIVE_P,
     RPREC,
     RPREC_MULT,
+    SE,
     SUCCESS,
     P,
     R,
@@ -76,6 +77,7 @@ from frame_eval.ranking.precision import (
     relative_precision,
     rprec_mult,
     success,
+    system_efficiency,
 )
 from frame_eval.ranking.rank_biased import RBP, RBP_RESID, rbp, rbp_resid
 from frame_eval.ranking.reciprocal import ARHR, ERR, HITS, RR, arhr, err, hits, rr
@@ -117,6 +119,7 @@ __all__ = [
     "infap",
     "iprec",
     "judged_rate",
+    "ncg",
     "ndcg",
     "ndcg_rel",
     "num_nonrel_judged_ret",
@@ -139,6 +142,7 @@ __all__ = [
     "set_recall",
     "set_relative_precision",
     "success",
+    "system_efficiency",
     "unj",
     "utility",
 ]
@@ -147,6 +151,6 @@ _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
     SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG, CG, DCG,
-    E_MEASURE, FALLOUT, GENERALITY, ARHR, HITS, ERR,
+    E_MEASURE, FALLOUT, GENERALITY, ARHR, HITS, ERR, NCG, SE,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

@@ -4,7 +4,23 @@ The precision at the rank of each relevant document retrieved (within the
 cutoff), added in rank order, divided once by ``R``, the query's relevant
 documents, retrieved or not (``denominator="min_kR"``: by ``min(k, R)``, as
 recommender libraries often do for ``AP@k``). 0 when ``R`` is 0. Unjudged documents are not
-relevant. ``gm_map`` is the same per-query value summarised by trec_eval's
+relevant.
+
+``interpolation`` (not trec_eval's; from object detection): with ``p_i = i / rank_i``
+the precision at the ``i``-th relevant document found and ``D`` the divisor above,
+
+- ``"none"`` (default): ``sum_i p_i / D``, trec_eval's ``map``;
+- ``"all"`` (PASCAL VOC 2010 on, the all-point interpolated area under the curve):
+  ``sum_i max_{j >= i} p_j / D``, each precision replaced by the best at its recall
+  or beyond;
+- ``"11pt"`` (PASCAL VOC 2007): the mean over ``t = 0, 0.1, ..., 1`` of the best
+  ``p_i`` with recall ``i / D >= t`` (0 where there is none), the recall levels read
+  exactly (``i >= ceil(t D)`` in integers: ``t = 0.7`` is 7/10, not the float
+  ``0.7000000000000001`` VOC's code compares with), added from ``t = 1`` down, as
+  trec_eval adds ``11pt_avg``, and divided once by 11: ``11pt_avg(rounding=ceil)``,
+  within the cutoff.
+
+``gm_map`` is the same per-query value summarised by trec_eval's
 geometric mean, ``exp(mean(log(max(AP, 0.00001))))``; trec_eval prints no
 per-query ``gm_map`` line.
 """
@@ -15,7 +31,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from frame_eval._float import ordered_sum
+from frame_eval._float import divide, ordered_sum
 from frame_eval.ranking._common import (
     _REL,
     GUARD,
@@ -31,17 +47,40 @@ from frame_eval.ranking._common import (
 from frame_eval.registry import Param, measure
 
 
-def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int, denominator: str = "R") -> pl.Expr:
+def _build_ap(
+    columns: Mapping[str, str], k: int | None, *, rel: int, denominator: str = "R",
+    interpolation: str = "none",
+) -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
     hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
     # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
     found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
-    precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
+    precisions = found.cast(pl.Float64) / hit_ranks.cast(pl.Float64)
+    divisor = is_rel.sum()
     if denominator == "min_kR" and k is not None:
-        return _safe_ratio(precision_sum, pl.min_horizontal(is_rel.sum(), pl.lit(k, pl.Int64)))
-    return _safe_ratio(precision_sum, is_rel.sum())
+        divisor = pl.min_horizontal(divisor, pl.lit(k, pl.Int64))
+    if interpolation == "11pt":
+        return _eleven_points(precisions, found, divisor)
+    if interpolation == "all":  # the precision envelope: the best at this recall or beyond
+        precisions = precisions.cum_max(reverse=True)
+    return _safe_ratio(ordered_sum(precisions), divisor)
 
+
+def _eleven_points(precisions: pl.Expr, found: pl.Expr, divisor: pl.Expr) -> pl.Expr:
+    """VOC 2007's 11-point AP: levels j / 10 need ceil(j D / 10) relevant found (in integers)."""
+    total: pl.Expr = pl.lit(0.0, pl.Float64)
+    for j in reversed(range(11)):  # the highest level first, as 11pt_avg adds them
+        needed = (divisor * j + 9) // 10
+        total = total + precisions.filter(found >= needed).max().fill_null(0.0)
+    return pl.when(divisor > 0).then(divide(total, 11)).otherwise(pl.lit(0.0, pl.Float64))
+
+
+_INTERPOLATION = Param(
+    "interpolation", str, "none", ("none", "all", "11pt"),
+    "precision at each relevant document as is (trec_eval), or interpolated: the best at that recall "
+    "or beyond (all: VOC 2010 on), or at the 11 recall levels (11pt: VOC 2007)",
+)
 
 _DENOMINATOR = Param(
     "denominator", str, "R", ("R", "min_kR"),
@@ -51,8 +90,8 @@ _DENOMINATOR = Param(
 
 AP = _spec(
     "AP", "average precision: mean over relevant documents of the precision at their rank",
-    _build_ap, params=(_REL, _DENOMINATOR), cutoff="optional", aliases=("MAP",), trec_name="map",
-    trec_cut_name="map_cut",
+    _build_ap, params=(_REL, _DENOMINATOR, _INTERPOLATION), cutoff="optional", aliases=("MAP",),
+    trec_name="map", trec_cut_name="map_cut",
     lowest_read=_reads_relevant,
 )
 
@@ -63,8 +102,8 @@ GM_MAP = _spec(
 
 
 def ap(
-    k: int | None = None, *, rel: int = 1, denominator: str = "R", rank: str = RANK,
-    relevance: str = RELEVANCE,
+    k: int | None = None, *, rel: int = 1, denominator: str = "R", interpolation: str = "none",
+    rank: str = RANK, relevance: str = RELEVANCE,
 ) -> pl.Expr:
     """Average precision (trec_eval ``map``; with ``k``, ``map_cut.k``).
 
@@ -80,6 +119,9 @@ def ap(
         Minimum judgement for a document to be relevant.
     denominator
         ``"R"`` (trec_eval) or ``"min_kR"``: divide ``AP@k`` by ``min(k, R)``.
+    interpolation
+        ``"none"`` (trec_eval), ``"all"`` (all-point interpolated, VOC 2010 on) or
+        ``"11pt"`` (11-point interpolated, VOC 2007); see the module docstring.
     rank, relevance
         Column names in the judged frame.
 
@@ -89,6 +131,9 @@ def ap(
     >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [1, 0, 1, 1]})
     >>> round(judged.select(fe.ranking.ap()).item(), 4)  # (1/1 + 2/3) / 3
     0.5556
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [1, 0, 0, 1, 1]})
+    >>> [round(judged.select(fe.ranking.ap(interpolation=i)).item(), 4) for i in ("none", "all", "11pt")]
+    [0.7, 0.7333, 0.7455]
     """
-    m = measure(AP, cutoff=k, rel=rel, denominator=denominator)
+    m = measure(AP, cutoff=k, rel=rel, denominator=denominator, interpolation=interpolation)
     return m.expr(rank=rank, relevance=relevance, guard=GUARD)

@@ -19,6 +19,14 @@ ideal ranking is always sorted by gain.)
 - ``CG@k`` (cumulated gain, Järvelin and Kekäläinen): the gains in ranks ``1..k``
   added up; ``DCG@k``: each over ``log2(rank + 1)``, trec_eval's discount, not
   normalised. Both take ``gain=linear|exp`` and a gain table as nDCG does.
+- ``nCG@k``: ``CG@k / (k * gain(h))``, the cumulated gain over the most ``k`` ranks can
+  hold when every document has the highest grade ``h``. ``max_grade=h`` sets ``h``, the top
+  of the grading scale (3 for a 0-3 scale, the same for every query, so values compare
+  across queries); by default (``max_grade=0``) ``h`` is the query's own highest
+  judgement, the only scale a query's judgements show. As ``P@k``, the divisor is ``k``
+  also when fewer documents were retrieved. 0 when ``h`` is 0 or less (no gain possible).
+  (Järvelin and Kekäläinen also normalise CG by the ideal ranking's CG; that is
+  ``nDCG`` with a discount of 1, not this measure.)
 """
 
 from __future__ import annotations
@@ -211,6 +219,22 @@ def _build_dcg(
     return total
 
 
+def _build_ncg(columns: Mapping[str, str], k: int | None, *, gain: str, max_grade: int) -> pl.Expr:
+    assert k is not None
+    highest = _columns(columns)[1].max().fill_null(0) if max_grade == 0 else pl.lit(max_grade, pl.Int64)
+    top = highest.cast(pl.Float64)
+    best = top if gain == "linear" else pl.lit(2.0).pow(top) - 1.0
+    most = best * float(min(k, _RANKS))
+    cg = _build_cg(columns, k, gain=gain, gains="")
+    return pl.when(highest > 0).then(divide(cg, most)).otherwise(pl.lit(0.0, pl.Float64))
+
+
+def _check_max_grade(value: int) -> str | None:
+    if value < 0:
+        return "must be 0 (the query's highest judgement) or the top grade of the scale, above 0"
+    return None
+
+
 def _reads_table_gains(params: Mapping[str, object]) -> float:
     """With a gain table, a judgement of 0 may have gain; without one, only judgements from 1 do."""
     return 0 if params.get("gains") else _reads_gains(params)
@@ -234,6 +258,12 @@ register_shorthand(
 CG = _spec(
     "CG", "cumulated gain: the gains of the documents in the top k, added up", _build_cg,
     params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+)
+NCG = _spec(
+    "nCG", "normalised cumulated gain: CG@k over k times the gain of the highest grade", _build_ncg,
+    params=(_GAIN, Param("max_grade", int, 0, doc="the highest grade (0: the query's highest judgement)",
+                         check=_check_max_grade)),
+    cutoff="required", lowest_read=_reads_gains,
 )
 DCG = _spec(
     "DCG", "discounted cumulated gain: gain / log2(rank + 1) over the top k, not normalised", _build_dcg,
@@ -301,6 +331,25 @@ def cg(
     11.0
     """
     return measure(CG, cutoff=k, gain=gain).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def ncg(
+    k: int, *, max_grade: int = 0, gain: str = "linear", rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """Normalised cumulated gain at ``k``: ``CG@k / (k * gain(h))``, ``h`` the highest grade.
+
+    ``h`` is ``max_grade`` (the top of the grading scale), or by default (0) the query's
+    highest judgement; 0 when ``h`` is 0 or less. See the module docstring.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4, 5], "relevance": [2, 3, 3, 1, 2]})
+    >>> judged.select(fe.ranking.ncg(5), fe.ranking.ncg(5, max_grade=4)).row(0)  # 11 / 15, 11 / 20
+    (0.7333333333333333, 0.55)
+    """
+    m = measure(NCG, cutoff=k, gain=gain, max_grade=max_grade)
+    return m.expr(rank=rank, relevance=relevance, guard=GUARD)
 
 
 def dcg(

@@ -8,12 +8,18 @@ by ``R``, the query's relevant documents, and are 0 when ``R`` is 0.
 rank ``c = floor(m * R + 0.9)`` (trec_eval 10.0 still truncates here), 0 when
 ``c`` is 0, dividing by ``c`` when fewer than ``c`` documents were retrieved.
 ``relative_P@k`` divides the relevant documents in ranks ``1..k`` by
-``min(k, R)``, the most that could be there; 0 when ``R`` is 0. Unjudged documents count as not
-relevant; ties in score are broken by doc_id (see :mod:`frame_eval.judged`).
+``min(k, R)``, the most that could be there; 0 when ``R`` is 0.
+``SE`` (system efficiency) is ``1 - d / sqrt(2)``, ``d`` the smallest Euclidean
+distance from the query's (recall, precision) points, one per rank (within the cutoff),
+to the perfect point (1, 1); the closest point is always at a relevant document (a
+non-relevant one lowers precision at the same recall), and with no relevant document
+found every point is (0, 0), so SE is 0, as it is when nothing was retrieved or ``R`` is 0.
+Unjudged documents count as not relevant; ties in score are broken by doc_id (see :mod:`frame_eval.judged`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import polars as pl
@@ -72,6 +78,17 @@ def _build_relative_p(columns: Mapping[str, str], k: int | None, *, rel: int) ->
     is_rel = _relevant(relevance, rel)
     most = pl.min_horizontal(is_rel.sum(), pl.lit(k, dtype=pl.Int64))
     return _safe_ratio((is_rel & _within(rank, k)).sum(), most)
+
+
+def _build_efficiency(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & _within(rank, k))
+    found = hit_ranks.rank("ordinal").cast(pl.Float64)
+    missing_recall = 1.0 - divide(found, is_rel.sum())
+    missing_precision = 1.0 - found / hit_ranks.cast(pl.Float64)
+    distance = (missing_recall * missing_recall + missing_precision * missing_precision).sqrt().min()
+    return 1.0 - divide(distance.fill_null(math.sqrt(2.0)), math.sqrt(2.0))
 
 
 def _format_multiple(value: float) -> str:
@@ -157,6 +174,14 @@ RPREC = _spec(
 SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
     params=(_REL,), cutoff="required", trec_name="success", aliases=("HitRate",), micro=_micro_success,
+    lowest_read=_reads_relevant,
+)
+
+
+SE = _spec(
+    "SE", "system efficiency: 1 - d / sqrt(2), d the distance of the closest (recall, precision) point "
+    "to (1, 1)",
+    _build_efficiency, params=(_REL,), cutoff="optional", aliases=("system_efficiency",),
     lowest_read=_reads_relevant,
 )
 
@@ -249,3 +274,19 @@ def relative_precision(k: int, *, rel: int = 1, rank: str = RANK, relevance: str
     0.5
     """
     return measure(RELATIVE_P, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def system_efficiency(
+    k: int | None = None, *, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE
+) -> pl.Expr:
+    """System efficiency ``SE = 1 - d / sqrt(2)``: ``d`` the smallest distance of a (recall,
+    precision) point of the ranking (ranks ``1..k``) to (1, 1); 0 when no relevant document is found.
+
+    Examples
+    --------
+    >>> import polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, 4], "relevance": [1, 0, 1, 0]})
+    >>> round(judged.select(fe.ranking.system_efficiency()).item(), 4)  # d = 1/3, at (1, 2/3)
+    0.7643
+    """
+    return measure(SE, cutoff=k, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
