@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from frame_eval.ranking import groups as _groups  # noqa: F401  (all_trec, official, set)
 from frame_eval.ranking._common import GUARD, INTERNAL_PREFIX, RANK, RELEVANCE
-from frame_eval.ranking.average_precision import AP, GM_MAP, ap
+from frame_eval.ranking.average_precision import AP, GM_MAP, YAAP, ap, yaap
 from frame_eval.ranking.counts import (
     NUM_NONREL_JUDGED_RET,
     NUM_Q,
@@ -145,12 +145,13 @@ __all__ = [
     "system_efficiency",
     "unj",
     "utility",
+    "yaap",
 ]
 # specs and shared names, importable as before the split (frame_eval.ranking.AP, .GUARD, ...)
 _SPECS = (
     AP, NDCG, P, R, RR, RPREC, SUCCESS, IPREC, NUM_RET, NUM_REL, NUM_REL_RET, NUM_Q, GM_MAP, BIN_G, G,
     BPREF, GM_BPREF, INFAP, JUDGED, UNJ, ELEVEN_POINT, RBP, RBP_RESID, SET_AP, SET_F, SET_P, SET_R,
     SET_RELATIVE_P, UTILITY, RELATIVE_P, RPREC_MULT, NUM_NONREL_JUDGED_RET, NDCG_REL, RNDCG, CG, DCG,
-    E_MEASURE, FALLOUT, GENERALITY, ARHR, HITS, ERR, NCG, SE,
+    E_MEASURE, FALLOUT, GENERALITY, ARHR, HITS, ERR, NCG, SE, YAAP,
 )
 _SHARED = (GUARD, INTERNAL_PREFIX, RANK, RELEVANCE)

@@ -1,4 +1,4 @@
-"""Average precision (trec_eval's ``map``, ``map_cut`` and ``gm_map``).
+"""Average precision (trec_eval's ``map``, ``map_cut``, ``gm_map`` and ``yaap``).
 
 The precision at the rank of each relevant document retrieved (within the
 cutoff), added in rank order, divided once by ``R``, the query's relevant
@@ -23,6 +23,11 @@ the precision at the ``i``-th relevant document found and ``D`` the divisor abov
 ``gm_map`` is the same per-query value summarised by trec_eval's
 geometric mean, ``exp(mean(log(max(AP, 0.00001))))``; trec_eval prints no
 per-query ``gm_map`` line.
+
+``yaap`` (Robertson's "yet another average precision", ECIR 2012; trec_eval's
+``yaap``): with ``S`` the same sum of precisions (every retrieved relevant document),
+``log((1 + S) / (1 + R - S))``, the natural logarithm; 0 when ``R`` is 0, and
+``log(1 / (1 + R))`` when nothing relevant is found. Averaged over queries as is.
 """
 
 from __future__ import annotations
@@ -76,6 +81,16 @@ def _eleven_points(precisions: pl.Expr, found: pl.Expr, divisor: pl.Expr) -> pl.
     return pl.when(divisor > 0).then(divide(total, 11)).otherwise(pl.lit(0.0, pl.Float64))
 
 
+def _build_yaap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & rank.is_not_null()).sort()
+    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+    total = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
+    # as trec_eval writes it: (1 + S) / ((1 + R) - S)
+    return ((1.0 + total) / (1.0 + is_rel.sum().cast(pl.Float64) - total)).log()
+
+
 _INTERPOLATION = Param(
     "interpolation", str, "none", ("none", "all", "11pt"),
     "precision at each relevant document as is (trec_eval), or interpolated: the best at that recall "
@@ -98,6 +113,12 @@ AP = _spec(
 GM_MAP = _spec(
     "gm_map", "average precision, summarised by the geometric mean (floor 0.00001)", _build_ap,
     params=(_REL,), aggregate="gmean", aliases=("GMAP",), lowest_read=_reads_relevant,
+)
+
+
+YAAP = _spec(
+    "yaap", "yet another average precision (Robertson): log((1 + S) / (1 + R - S)), S AP's sum of precisions",
+    _build_yaap, params=(_REL,), lowest_read=_reads_relevant,
 )
 
 
@@ -137,3 +158,20 @@ def ap(
     """
     m = measure(AP, cutoff=k, rel=rel, denominator=denominator, interpolation=interpolation)
     return m.expr(rank=rank, relevance=relevance, guard=GUARD)
+
+
+def yaap(*, rel: int = 1, rank: str = RANK, relevance: str = RELEVANCE) -> pl.Expr:
+    """Yet another average precision (trec_eval ``yaap``): ``log((1 + S) / (1 + R - S))``.
+
+    ``S`` is the sum of the precisions at the relevant documents retrieved (AP times
+    ``R``), ``R`` the query's relevant documents; 0 when ``R`` is 0.
+
+    Examples
+    --------
+    >>> import math, polars as pl, frame_eval as fe
+    >>> judged = pl.DataFrame({"rank": [1, 2, 3, None], "relevance": [1, 0, 1, 1]})
+    >>> s = 1 / 1 + 2 / 3  # precisions at ranks 1 and 3; R = 3
+    >>> judged.select(fe.ranking.yaap()).item() == math.log((1 + s) / (1 + 3 - s))
+    True
+    """
+    return measure(YAAP, rel=rel).expr(rank=rank, relevance=relevance, guard=GUARD)
