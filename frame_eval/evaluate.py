@@ -24,6 +24,7 @@ from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking
 from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
+from frame_eval.ranking import batched
 from frame_eval.registry import Measure, measure, resolve_each
 
 Shape = Literal["long", "wide"]
@@ -165,11 +166,13 @@ def per_query_wide(
             for part, suffix in zip(micro_parts(m, roles), (_NUM, _DEN), strict=True)
         ]
         suffixes = (_NUM, _DEN)
-    else:
-        exprs = [m.expr(**roles).cast(pl.Float64).alias(f"{_MEASURE}{i}") for i, m in enumerate(measures)]
+        picks = [pl.col(e.meta.output_name()) for e in exprs]
+    else:  # measures of one family at several cutoffs share one pass (ranking.batched)
+        exprs, picks = batched.aggregations(measures, roles, _MEASURE)
         suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
-    per_query = judged.group_by(cols.query_keys).agg(exprs).sort(cols.query_keys)
+    per_query = judged.group_by(cols.query_keys).agg(exprs).select(*cols.query_keys, *picks)
+    per_query = per_query.sort(cols.query_keys)
     labelled_columns = [
         pl.col(index[m.name] + suffix).alias(label + suffix) for m, label in pairs for suffix in suffixes
     ]

@@ -91,6 +91,10 @@ class MeasureSpec:
     reads. ``None`` (the default) means every judged row is read.
     ``micro``, for measures that are a ratio of counts, gives the numerator and the
     denominator, which ``summarize(aggregate="micro")`` sums over queries before dividing.
+    ``build_cutoffs(columns, cutoffs, **params)``, optional, computes the measure at several
+    cutoffs in one pass: one expression whose value per group is the list of the values,
+    with the bits of ``build`` at each cutoff (``None``: not for these parameters; see
+    ``frame_eval.ranking.batched``).
     """
 
     name: str
@@ -109,6 +113,7 @@ class MeasureSpec:
     format_name: Callable[[Mapping[str, Any], int | None], str] | None = None
     # for micro averages: (columns, cutoff, **params) -> (numerator, denominator) of one group
     micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
+    build_cutoffs: Callable[..., pl.Expr | None] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -178,7 +178,8 @@ ALL_FAMILIES = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp,base=10)@5", "P@5
                 "nDCG_rel", "RnDCG", "RnDCG(rel=2)", "CG@5", "CG(gain=exp)", "DCG@10", "DCG(gains=0:1;2:5)",
                 "E", "E(beta=2)", "fallout(collection_size=300)", "generality(collection_size=300)",
                 "AP(denominator=min_kR)@5", "ARHR@10", "ARHR", "Hits@5", "RBP_resid", "RBP_resid(p=0.5)",
-                "ERR@10", "ERR(max_grade=3)"]
+                "ERR@10", "ERR(max_grade=3)", "nCG@5", "nCG(gain=exp,max_grade=4)@3", "SE", "SE@5", "yaap",
+                "yaap(rel=2)", "AP(interpolation=all)@5", "AP(interpolation=11pt)"]
 
 
 @pytest.mark.parametrize("seed", range(12))

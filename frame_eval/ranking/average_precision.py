@@ -37,6 +37,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from frame_eval._float import divide, ordered_sum
+from frame_eval.ranking import batched
 from frame_eval.ranking._common import (
     _REL,
     GUARD,
@@ -70,6 +71,22 @@ def _build_ap(
     if interpolation == "all":  # the precision envelope: the best at this recall or beyond
         precisions = precisions.cum_max(reverse=True)
     return _safe_ratio(ordered_sum(precisions), divisor)
+
+
+def _cutoffs_ap(
+    columns: Mapping[str, str], cutoffs: list[int | None], *, rel: int, denominator: str = "R",
+    interpolation: str = "none",
+) -> pl.Expr | None:
+    if interpolation != "none":
+        return None
+    hits, num_rel = batched.relevant_ranks(columns, rel)
+    found = pl.int_range(1, hits.len() + 1, dtype=pl.UInt32)
+    prefix = (found.cast(pl.Float64) / hits.cast(pl.Float64)).cum_sum()
+    sums = batched.prefix_at(prefix, batched.found_within(hits, cutoffs))
+    if denominator == "min_kR":
+        most = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), num_rel.cast(pl.Int64))
+        return batched.ratio(sums, most)
+    return batched.ratio_to(sums, num_rel)
 
 
 def _eleven_points(precisions: pl.Expr, found: pl.Expr, divisor: pl.Expr) -> pl.Expr:
@@ -106,7 +123,7 @@ _DENOMINATOR = Param(
 AP = _spec(
     "AP", "average precision: mean over relevant documents of the precision at their rank",
     _build_ap, params=(_REL, _DENOMINATOR, _INTERPOLATION), cutoff="optional", aliases=("MAP",),
-    trec_name="map", trec_cut_name="map_cut",
+    trec_name="map", trec_cut_name="map_cut", build_cutoffs=_cutoffs_ap,
     lowest_read=_reads_relevant,
 )
 

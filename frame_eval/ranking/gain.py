@@ -37,6 +37,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from frame_eval._float import divide, log2, ordered_sum
+from frame_eval.ranking import batched
 from frame_eval.ranking._common import (
     _BASE,
     _GAIN,
@@ -165,6 +166,27 @@ def _build_ndcg(
     return _safe_ratio(dcg, idcg)
 
 
+def _cutoffs_ndcg(
+    columns: Mapping[str, str], cutoffs: list[int | None], *, gain: str, base: float, gains: str = "",
+    ideal: str = "judged", discount: str = "trec",
+) -> pl.Expr | None:
+    if gains or ideal != "judged":
+        return None
+    rank, relevance = _columns(columns)
+    highest = relevance.max().fill_null(0)
+    g = _gains(relevance, gain, highest)
+    scoring = rank.is_not_null() & (g > 0)
+    terms = g / _discount(rank.fill_null(0), base, discount)
+    ranks = rank.filter(scoring)
+    prefix = terms.filter(scoring).sort_by(ranks).cum_sum()
+    dcg = batched.prefix_at(prefix, batched.found_within(ranks.sort(), cutoffs))
+    best = relevance.filter(relevance > 0).sort(descending=True)
+    positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
+    ideal_prefix = (_gains(best, gain, highest) / _discount(positions, base, discount)).cum_sum()
+    depth = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), best.len().cast(pl.Int64))
+    return batched.ratio(dcg, batched.prefix_at(ideal_prefix, depth))
+
+
 def _build_ndcg_table(
     rank: pl.Expr, relevance: pl.Expr, k: int | None, gain: str, base: float, gains: str
 ) -> pl.Expr:
@@ -249,7 +271,7 @@ NDCG = _spec(
     "nDCG", "normalised discounted cumulative gain", _build_ndcg,
     params=(_GAIN, _BASE, _GAINS, _IDEAL, _DISCOUNT),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
-    lowest_read=_reads_table_gains,
+    lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg,
 )
 register_shorthand(
     "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",

@@ -77,7 +77,7 @@ def _build_11pt_avg(
     return divide(total, len(chosen))
 
 
-def _needed(num_rel: pl.Expr, recall_level: float, rounding: str) -> pl.Expr:
+def _needed(num_rel: pl.Expr, recall_level: float | pl.Expr, rounding: str) -> pl.Expr:
     """The count of relevant documents a recall level asks for, rounded as ``rounding`` says."""
     exact = num_rel.cast(pl.Float64) * recall_level
     if rounding == "trec9":  # trec_eval 9.x (pytrec_eval): truncate x R + 0.9
@@ -99,6 +99,21 @@ def _build_iprec(
     return _best_precision_from(found, hit_ranks, _needed(is_rel.sum(), recall_level, rounding))
 
 
+def _cutoffs_iprec(
+    columns: Mapping[str, str], levels: list[float], *, rel: int, rounding: str = "trec10"
+) -> pl.Expr:
+    """Every level from one envelope: the best precision from the i-th relevant document on."""
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    hit_ranks = rank.filter(is_rel & rank.is_not_null()).sort()
+    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+    envelope = (found.cast(pl.Float64) / hit_ranks).cum_max(reverse=True).append(pl.lit(0.0, pl.Float64))
+    needed = _needed(is_rel.sum(), pl.lit(pl.Series(levels, dtype=pl.Float64)), rounding).cast(pl.Int64)
+    # needed 0 reads the best of all; beyond the relevant documents found, the final 0
+    position = pl.min_horizontal((needed - 1).clip(lower_bound=0), hit_ranks.len().cast(pl.Int64))
+    return envelope.gather(position)
+
+
 _ROUNDING = Param(
     "rounding", str, "trec10", ("trec10", "trec9", "ceil"),
     "recall level to a count of relevant documents: round (trec_eval 10.0), truncate x R + 0.9 "
@@ -110,7 +125,7 @@ IPREC = _spec(
     "IPrec", "interpolated precision at a recall level: best precision at that recall or beyond",
     _build_iprec, params=(_REL, _ROUNDING), cutoff="required", cutoff_type=float,
     trec_name="iprec_at_recall",
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_cutoffs_iprec,
 )
 
 

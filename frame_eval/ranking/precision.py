@@ -25,6 +25,7 @@ from collections.abc import Mapping
 import polars as pl
 
 from frame_eval._float import divide
+from frame_eval.ranking import batched
 from frame_eval.ranking._common import (
     _REL,
     GUARD,
@@ -91,6 +92,28 @@ def _build_efficiency(columns: Mapping[str, str], k: int | None, *, rel: int) ->
     return 1.0 - divide(distance.fill_null(math.sqrt(2.0)), math.sqrt(2.0))
 
 
+def _cutoffs_precision(columns: Mapping[str, str], cutoffs: list[int], *, rel: int) -> pl.Expr:
+    hits, _ = batched.relevant_ranks(columns, rel)
+    divisors = pl.lit(pl.Series([float(k) for k in cutoffs], dtype=pl.Float64))
+    return batched.found_within(hits, cutoffs).cast(pl.Float64) / divisors
+
+
+def _cutoffs_recall(columns: Mapping[str, str], cutoffs: list[int | None], *, rel: int) -> pl.Expr:
+    hits, num_rel = batched.relevant_ranks(columns, rel)
+    return batched.ratio_to(batched.found_within(hits, cutoffs), num_rel)
+
+
+def _cutoffs_relative_p(columns: Mapping[str, str], cutoffs: list[int], *, rel: int) -> pl.Expr:
+    hits, num_rel = batched.relevant_ranks(columns, rel)
+    most = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), num_rel.cast(pl.Int64))
+    return batched.ratio(batched.found_within(hits, cutoffs), most)
+
+
+def _cutoffs_success(columns: Mapping[str, str], cutoffs: list[int], *, rel: int) -> pl.Expr:
+    hits, _ = batched.relevant_ranks(columns, rel)
+    return (batched.found_within(hits, cutoffs) > 0).cast(pl.Float64)
+
+
 def _format_multiple(value: float) -> str:
     return str(int(value)) if value.is_integer() else str(value)
 
@@ -131,21 +154,21 @@ def _check_mult(value: float) -> str | None:
 P = _spec(
     "P", "precision at k: relevant documents in the top k, divided by k", _build_precision,
     params=(_REL,), cutoff="required", micro=_micro_precision,
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_cutoffs_precision,
 )
 
 
 R = _spec(
     "R", "recall at k: relevant documents in the top k over all relevant documents",
     _build_recall, params=(_REL,), cutoff="optional", trec_name="recall", micro=_micro_recall,
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_cutoffs_recall,
 )
 
 
 RELATIVE_P = _spec(
     "relative_P", "relevant documents in the top k over min(k, R)", _build_relative_p,
     params=(_REL,), cutoff="required", aliases=("RelP",), micro=_micro_relative_p,
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_cutoffs_relative_p,
 )
 RPREC_MULT = _spec(
     "Rprec_mult", "precision at rank floor(mult * R + 0.9), R the number of relevant documents",
@@ -174,7 +197,7 @@ RPREC = _spec(
 SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
     params=(_REL,), cutoff="required", trec_name="success", aliases=("HitRate",), micro=_micro_success,
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_cutoffs_success,
 )
 
 

@@ -1,0 +1,105 @@
+"""One pass for many cutoffs: ``P.5,10,...``, ``map_cut``, ``ndcg_cut``, ``iprec_at_recall``...
+
+Polars evaluates each expression of a ``group_by(...).agg(...)`` on its own (no common
+subexpressions are shared inside an aggregation), so ten ``nDCG@k`` measures would
+sort the gains, look the discounts up and add them ten times. A family that registers
+``build_cutoffs`` computes all its cutoffs from one pass instead: one expression whose
+value per query is the list of the measure at each cutoff, in the order given, that
+:func:`aggregations` splits back into one column per measure.
+
+Exactness. Every value has the bits of the one-cutoff expression: an ordered sum up
+to rank ``k`` is a prefix of the one cumulative sum over all ranks (the same additions
+in the same order), maxima and counts are exact, and divisions are done value by value
+(IEEE division of two columns, never a multiplication by a reciprocal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from frame_eval._float import divide
+from frame_eval.ranking._common import _columns, _relevant
+from frame_eval.registry import MAX_CUTOFF, Measure
+
+
+def cutoff_series(cutoffs: Sequence[float | None]) -> pl.Series:
+    """Integer cutoffs as an Int64 series (``None``: every rank)."""
+    return pl.Series([MAX_CUTOFF if k is None else int(k) for k in cutoffs], dtype=pl.Int64)
+
+
+def prefix_at(prefix: pl.Expr, counts: pl.Expr) -> pl.Expr:
+    """``prefix`` (a cumulative sum) after ``counts`` terms, 0.0 after none."""
+    return pl.lit(0.0, pl.Float64).append(prefix).gather(counts)
+
+
+def found_within(sorted_ranks: pl.Expr, cutoffs: Sequence[float | None]) -> pl.Expr:
+    """How many of ``sorted_ranks`` are ``<= k``, for each cutoff ``k``."""
+    return sorted_ranks.cast(pl.Int64).search_sorted(pl.lit(cutoff_series(cutoffs)), side="right")
+
+
+def relevant_ranks(columns: Mapping[str, str], rel: int) -> tuple[pl.Expr, pl.Expr]:
+    """(ranks of the retrieved relevant documents, ascending; the query's relevant count)."""
+    rank, relevance = _columns(columns)
+    is_rel = _relevant(relevance, rel)
+    return rank.filter(is_rel & rank.is_not_null()).sort(), is_rel.sum()
+
+
+def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """``numerator / denominator`` value by value (one per cutoff), 0 where the denominator is 0."""
+    return (
+        pl.when(denominator > 0)
+        .then(numerator.cast(pl.Float64) / denominator.cast(pl.Float64))
+        .otherwise(pl.lit(0.0, pl.Float64))
+    )
+
+
+def _batch_key(m: Measure) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
+    if m.spec.build_cutoffs is None:
+        return None
+    return m.spec.name, m.params
+
+
+def aggregations(
+    measures: Sequence[Measure], roles: Mapping[str, str], name: str
+) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The aggregations computing ``measures`` and the expressions that give each its column.
+
+    Returns ``(aggs, columns)``: ``group_by(...).agg(aggs)`` followed by
+    ``select(columns)`` gives the Float64 column ``f"{name}{i}"`` for the ``i``-th
+    measure. Measures of one family with the same parameters and at least two
+    cutoffs share one pass when the family has ``build_cutoffs`` and it takes those
+    parameters; every other measure is its own aggregation.
+    """
+    groups: dict[Any, list[int]] = {}
+    for i, m in enumerate(measures):
+        key = _batch_key(m)
+        if key is not None:
+            groups.setdefault(key, []).append(i)
+    aggs: list[pl.Expr] = []
+    columns: list[pl.Expr] = []
+    done: set[int] = set()
+    for n, members in enumerate(groups.values()):
+        if len(members) < 2:
+            continue
+        first = measures[members[0]]
+        assert first.spec.build_cutoffs is not None
+        batch = first.spec.build_cutoffs(roles, [measures[i].cutoff for i in members], **first.kwargs)
+        if batch is None:  # the family does not batch these parameters
+            continue
+        label = f"{name}batch{n}"
+        aggs.append(batch.cast(pl.Float64).alias(label))
+        columns += [pl.col(label).list.get(j).alias(f"{name}{i}") for j, i in enumerate(members)]
+        done.update(members)
+    for i, m in enumerate(measures):
+        if i not in done:
+            aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
+            columns.append(pl.col(f"{name}{i}"))
+    return aggs, columns
+
+
+def ratio_to(numerator: pl.Expr, count: pl.Expr) -> pl.Expr:
+    """Each value of ``numerator`` over one ``count`` of the query (IEEE division), 0 when it is 0."""
+    return pl.when(count > 0).then(divide(numerator, count)).otherwise(pl.lit(0.0, pl.Float64))

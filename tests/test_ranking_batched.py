@@ -1,0 +1,57 @@
+"""Families evaluated at several cutoffs in one pass (frame_eval.ranking.batched) give exactly the
+bits of each measure evaluated on its own, for every parameter the one-pass builders take."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from test_pytrec_eval_parity import random_case
+
+import frame_eval as fe
+from frame_eval.ranking import batched
+
+FAMILIES = [
+    ["P@1", "P@3", "P@10", "P@1000"],
+    ["P(rel=2)@2", "P(rel=2)@5"],
+    ["R", "R@1", "R@5", "R@50"],
+    ["relative_P@1", "relative_P@5", "relative_P@20"],
+    ["Success@1", "Success@5"],
+    ["AP", "AP@1", "AP@3", "AP@10", "AP@100"],
+    ["AP(rel=2)@3", "AP(rel=2)"],
+    ["AP(denominator=min_kR)@2", "AP(denominator=min_kR)@10", "AP(denominator=min_kR)"],
+    ["nDCG", "nDCG@1", "nDCG@3", "nDCG@10", "nDCG@1000"],
+    ["nDCG(gain=exp)@2", "nDCG(gain=exp)@5", "nDCG(gain=exp)"],
+    ["nDCG(discount=jk)@2", "nDCG(discount=jk)@8"],
+    ["nDCG(base=10)@3", "nDCG(base=10)@7"],
+    ["iprec_at_recall"],
+    ["IPrec(rounding=trec9)@0.2", "IPrec(rounding=trec9)@0.5", "IPrec(rounding=trec9)@1"],
+    ["IPrec(rounding=ceil)@0", "IPrec(rounding=ceil)@0.3", "IPrec(rounding=ceil)@0.7"],
+    ["IPrec(rel=2)@0.1", "IPrec(rel=2)@0.9"],
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_pass_equals_one_measure_at_a_time(seed: int) -> None:
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2))
+    options = {"complete": seed % 3 == 0, "depth": 7 if seed % 4 == 1 else None}
+    for names in FAMILIES:
+        together = run.ireval.evaluate(qrels, names, shape="wide", **options)
+        assert together.width == 1 + sum(len(fe.parse_measures(name)) for name in names)
+        for label in together.columns[1:]:
+            alone = run.ireval.evaluate(qrels, [label], shape="wide", **options)
+            assert alone.equals(together.select("query_id", label)), label
+
+
+def test_families_that_share_a_pass_and_those_that_do_not() -> None:
+    measures = [m for name in ["P@5", "P@10", "P(rel=2)@5", "AP(interpolation=all)@5",
+                               "AP(interpolation=all)@10", "nDCG(gains=1:3)@5", "nDCG(gains=1:3)@10", "RR"]
+                for m in fe.parse_measures(name)]
+    aggs, columns = batched.aggregations(measures, {"rank": "rank", "relevance": "relevance"}, "m")
+    # P@5 and P@10 in one pass; P(rel=2)@5 alone (other parameters); interpolated AP and
+    # gain tables are not batched; RR has no cutoffs
+    assert len(aggs) == len(measures) - 1
+    assert [c.meta.output_name() for c in columns] == [f"m{i}" for i in range(len(measures))]
+    judged = pl.DataFrame({"query_id": ["q"] * 4, "rank": [1, 2, 3, None], "relevance": [1, 0, 2, 1]})
+    values = judged.group_by("query_id").agg(aggs).select(columns).row(0)
+    alone = judged.group_by("query_id").agg(m.expr(rank="rank", relevance="relevance") for m in measures)
+    assert values == alone.drop("query_id").row(0)
