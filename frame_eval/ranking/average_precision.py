@@ -90,11 +90,13 @@ def _cutoffs_ap(
 
 
 def _eleven_points(precisions: pl.Expr, found: pl.Expr, divisor: pl.Expr) -> pl.Expr:
-    """VOC 2007's 11-point AP: levels j / 10 need ceil(j D / 10) relevant found (in integers)."""
-    total: pl.Expr = pl.lit(0.0, pl.Float64)
-    for j in reversed(range(11)):  # the highest level first, as 11pt_avg adds them
-        needed = (divisor * j + 9) // 10
-        total = total + precisions.filter(found >= needed).max().fill_null(0.0)
+    """VOC 2007's 11-point AP: levels j / 10 need ceil(j D / 10) relevant found (in integers), each
+    reading the best precision from there on (one envelope), added from the highest level down."""
+    envelope = precisions.cum_max(reverse=True).append(pl.lit(0.0, pl.Float64))
+    levels = pl.lit(pl.Series(list(reversed(range(11))), dtype=pl.Int64))
+    needed = (divisor.cast(pl.Int64) * levels + 9) // 10
+    position = pl.min_horizontal((needed - 1).clip(lower_bound=0), found.len().cast(pl.Int64))
+    total = ordered_sum(envelope.gather(position))
     return pl.when(divisor > 0).then(divide(total, 11)).otherwise(pl.lit(0.0, pl.Float64))
 
 

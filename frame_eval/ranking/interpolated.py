@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from frame_eval._float import divide
+from frame_eval._float import divide, ordered_sum
 from frame_eval.ranking._common import (
     _REL,
     GUARD,
@@ -66,15 +66,10 @@ def _check_levels(value: str) -> str | None:
 def _build_11pt_avg(
     columns: Mapping[str, str], k: int | None, *, levels: str, rel: int, rounding: str = "trec10"
 ) -> pl.Expr:
-    rank, relevance = _columns(columns)
     chosen = parse_levels(levels)
-    is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & rank.is_not_null())
-    found = hit_ranks.rank("ordinal")
-    total: pl.Expr = pl.lit(0.0, pl.Float64)
-    for level in reversed(chosen):  # trec_eval adds the highest level first
-        total = total + _best_precision_from(found, hit_ranks, _needed(is_rel.sum(), level, rounding))
-    return divide(total, len(chosen))
+    # trec_eval adds the highest level first; one precision envelope serves every level
+    values = _cutoffs_iprec(columns, list(reversed(chosen)), rel=rel, rounding=rounding)
+    return divide(ordered_sum(values), len(chosen))
 
 
 def _needed(num_rel: pl.Expr, recall_level: float | pl.Expr, rounding: str) -> pl.Expr:
