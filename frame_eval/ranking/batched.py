@@ -71,7 +71,8 @@ def aggregations(
     ``select(columns)`` gives the Float64 column ``f"{name}{i}"`` for the ``i``-th
     measure. Measures of one family with the same parameters and at least two
     cutoffs share one pass when the family has ``build_cutoffs`` and it takes those
-    parameters; every other measure is its own aggregation.
+    parameters; every other measure is its own aggregation, computed once for measures
+    with the same builder, cutoff and parameters.
     """
     groups: dict[Any, list[int]] = {}
     for i, m in enumerate(measures):
@@ -93,10 +94,18 @@ def aggregations(
         aggs.append(batch.cast(pl.Float64).alias(label))
         columns += [pl.col(label).list.get(j).alias(f"{name}{i}") for j, i in enumerate(members)]
         done.update(members)
+    # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
+    built: dict[Any, str] = {}
     for i, m in enumerate(measures):
-        if i not in done:
-            aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
-            columns.append(pl.col(f"{name}{i}"))
+        if i in done:
+            continue
+        same = (m.spec.build, m.cutoff, tuple(sorted(m.kwargs.items())))
+        if same in built:
+            columns.append(pl.col(built[same]).alias(f"{name}{i}"))
+            continue
+        built[same] = f"{name}{i}"
+        aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
+        columns.append(pl.col(f"{name}{i}"))
     return aggs, columns
 
 

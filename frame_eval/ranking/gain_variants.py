@@ -76,27 +76,33 @@ def _gaining_dcg(rank: pl.Expr, relevance: pl.Expr) -> tuple[pl.Expr, pl.Expr, p
 
 def _build_ndcg_rel(columns: Mapping[str, str], k: int | None) -> pl.Expr:
     rank, relevance = _columns(columns)
-    ranks, dcg, ideal, idcg = _gaining_dcg(rank, relevance)
-    num_gaining = ideal.len().cast(pl.Int64)
+    ranks, dcg, _, idcg = _gaining_dcg(rank, relevance)
+    # counts read without sorting (polars shares no subexpression inside an aggregation)
+    num_gaining = (relevance > 0).sum().cast(pl.Int64)
+    num_found = (rank.is_not_null() & (relevance > 0)).sum().cast(pl.Int64)
     depth = pl.min_horizontal(ranks, num_gaining) - 1
     at_each = ordered_sum(dcg / idcg.gather(depth))
-    missed = (num_gaining - ranks.len().cast(pl.Int64)).cast(pl.Float64)
+    missed = (num_gaining - num_found).cast(pl.Float64)
     total = at_each + missed * dcg.last().fill_null(0.0) / idcg.last()
-    return pl.when(total > 0).then(total / num_gaining.cast(pl.Float64)).otherwise(pl.lit(0.0, pl.Float64))
+    # total is 0 or more, and 0 / n is 0: the value is 0 exactly when total is
+    return pl.when(num_gaining > 0).then(total / num_gaining.cast(pl.Float64)).otherwise(
+        pl.lit(0.0, pl.Float64)
+    )
 
 
 def _build_rndcg(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     ranks, dcg, ideal, idcg = _gaining_dcg(rank, relevance)
-    num_gaining = ideal.len().cast(pl.Int64)
+    num_gaining = (relevance > 0).sum().cast(pl.Int64)
     retrieved = rank.max().fill_null(0).cast(pl.Int64)
-    # the depths where the ideal gain drops: the last position of each gain group
-    ends = pl.int_range(1, num_gaining + 1, dtype=pl.Int64).filter(ideal != ideal.shift(-1).fill_null(0))
-    dcg_at = pl.lit(0.0, pl.Float64).append(dcg).gather(ranks.search_sorted(ends, side="right"))
-    total = ordered_sum(dcg_at / idcg.gather(ends - 1))
-    count = ends.len().cast(pl.Int64)
+    # nDCG at every ideal depth, kept where the ideal gain drops (the last of each gain group)
+    positions = pl.int_range(1, num_gaining + 1, dtype=pl.Int64)
+    dcg_at = pl.lit(0.0, pl.Float64).append(dcg).gather(ranks.search_sorted(positions, side="right"))
+    drops = ideal != ideal.shift(-1).fill_null(0)
+    total = ordered_sum((dcg_at / idcg).filter(drops))
+    count = (relevance.filter(relevance > 0).n_unique()).cast(pl.Int64)  # the gain groups
     whole = retrieved > num_gaining + 1  # trec_eval adds the whole ranking only then
-    total = pl.when(whole).then(total + dcg.last().fill_null(0.0) / idcg.last()).otherwise(total)
+    total = total + pl.when(whole).then(dcg.last().fill_null(0.0) / idcg.last()).otherwise(0.0)
     count = count + whole.cast(pl.Int64)
     has_rel = _relevant(relevance, rel).sum() > 0
     return pl.when(has_rel & (count > 0)).then(total / count.cast(pl.Float64)).otherwise(
