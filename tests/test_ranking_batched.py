@@ -55,3 +55,20 @@ def test_families_that_share_a_pass_and_those_that_do_not() -> None:
     values = judged.group_by("query_id").agg(aggs).select(columns).row(0)
     alone = judged.group_by("query_id").agg(m.expr(rank="rank", relevance="relevance") for m in measures)
     assert values == alone.drop("query_id").row(0)
+
+
+def test_every_ranking_measure_evaluates_when_no_query_is_shared() -> None:
+    """No evaluated query: every measure gives no rows and a summary of nulls (RBP, RBP_resid,
+    11pt_avg and interpolated AP once failed here on a sum typed from no values)."""
+    run = pl.DataFrame({"query_id": ["a"], "doc_id": ["x"], "score": [1.0]})
+    qrels = pl.DataFrame({"query_id": ["b"], "doc_id": ["x"], "relevance": [1]})
+    measures = ["all_trec", "AP(interpolation=11pt)", "AP(interpolation=all)@5", "nCG@5", "SE", "yaap"]
+    for spec in fe.registry.specs("ranking"):
+        cutoff = None if spec.cutoff != "required" else (5 if spec.cutoff_type is int else 0.5)
+        measures.append(fe.registry.measure(spec, cutoff))
+    with pytest.warns(UserWarning):
+        per_query = run.ireval.evaluate(qrels, measures, shape="wide")
+    assert per_query.height == 0
+    with pytest.warns(UserWarning):
+        summary = run.ireval.summarize(qrels, measures, shape="wide")
+    assert summary["num_q"].to_list() == [0]

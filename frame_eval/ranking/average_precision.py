@@ -96,7 +96,7 @@ def _eleven_points(precisions: pl.Expr, found: pl.Expr, divisor: pl.Expr) -> pl.
     levels = pl.lit(pl.Series(list(reversed(range(11))), dtype=pl.Int64))
     needed = (divisor.cast(pl.Int64) * levels + 9) // 10
     position = pl.min_horizontal((needed - 1).clip(lower_bound=0), found.len().cast(pl.Int64))
-    total = ordered_sum(envelope.gather(position))
+    total = ordered_sum(pl.lit(0.0, pl.Float64).append(envelope.gather(position)))  # 0 + x is x
     return pl.when(divisor > 0).then(divide(total, 11)).otherwise(pl.lit(0.0, pl.Float64))
 
 

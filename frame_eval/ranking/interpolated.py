@@ -69,7 +69,8 @@ def _build_11pt_avg(
     chosen = parse_levels(levels)
     # trec_eval adds the highest level first; one precision envelope serves every level
     values = _cutoffs_iprec(columns, list(reversed(chosen)), rel=rel, rounding=rounding)
-    return divide(ordered_sum(values), len(chosen))
+    # from 0.0 (as trec_eval's sum starts; 0 + x is x), which also types the sum of no query
+    return divide(ordered_sum(pl.lit(0.0, pl.Float64).append(values)), len(chosen))
 
 
 def _needed(num_rel: pl.Expr, recall_level: float | pl.Expr, rounding: str) -> pl.Expr:

@@ -41,7 +41,8 @@ def _build_rbp(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Exp
     highest = relevance.max().fill_null(0).cast(pl.Float64)
     gains = pl.when(highest > 1.0).then(divide(gains, highest)).otherwise(gains)
     weights = _powers(p, ranks.max().fill_null(0)).gather(ranks - 1)
-    return pl.lit(1.0 - p, pl.Float64) * ordered_sum(gains * weights)
+    # summed from 0.0 (0 + x is x), which also types the sum when no query is evaluated
+    return pl.lit(1.0 - p, pl.Float64) * ordered_sum(pl.lit(0.0, pl.Float64).append(gains * weights))
 
 
 def _build_rbp_resid(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Expr:
@@ -53,7 +54,8 @@ def _build_rbp_resid(columns: Mapping[str, str], k: int | None, *, p: float) -> 
     every = pl.int_range(1, retrieved + 1, dtype=pl.Int64)
     ranks = every.filter(~every.is_in(judged.implode()))
     powers = _powers(p, retrieved)
-    residual = powers.last() + pl.lit(1.0 - p, pl.Float64) * ordered_sum(powers.gather(ranks - 1))
+    unjudged = ordered_sum(pl.lit(0.0, pl.Float64).append(powers.gather(ranks - 1)))  # 0 + x is x
+    residual = powers.last() + pl.lit(1.0 - p, pl.Float64) * unjudged
     return pl.when(ranks.len() > 0).then(residual).otherwise(pl.lit(0.0, pl.Float64))
 
 
