@@ -204,6 +204,9 @@ def read_input(path: str, kind: str) -> pl.DataFrame:
     if table is not None:
         return _collect(_standard(table, path, kind), path, kind)
     fmt = {"run": io._RUN, "qrels": io._QRELS, "prefs": io._PREFS}[kind]
+    fast = io.read_single_spaced(path, fmt)
+    if fast is not None:
+        return fast
     return _collect(io._scan(path, fmt, lines=True), path, kind)
 
 
@@ -212,8 +215,12 @@ def _explain_repeats(error: ValueError, run: pl.DataFrame, run_path: str, qrels:
     """A duplicate found by the core, told in the file's terms: the lines of the first repeat."""
     text = str(error)
     for frame, path, kind in ((run, run_path, "run"), (qrels, qrels_path, "qrels")):
-        if f"more than once in the {kind}" not in text or io._LINE not in frame.columns:
+        if f"more than once in the {kind}" not in text or _table(path, kind) is not None:
             continue
+        if io._LINE not in frame.columns:  # read by the fast reader: read again, with line numbers
+            fmt = io._RUN if kind == "run" else io._QRELS
+            frame = io._scan(path, fmt, lines=True).collect().filter(
+                pl.col("run_id") == run["run_id"][0] if kind == "run" else pl.lit(True))
         lines = frame.select("query_id", "doc_id", io._LINE)
         first = (lines.filter(pl.len().over("query_id", "doc_id") > 1)
                  .group_by("query_id", "doc_id").agg(pl.col(io._LINE).sort())
@@ -278,7 +285,7 @@ def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], opti
     for line in lines:
         if line.kind == "relstring" and per_query:
             relstrings = _relstrings(run, qrels, line.length, options)
-    run_id = run["run_id"][-1] if io._LINE not in run.columns else run.sort(io._FILE, io._LINE)["run_id"][-1]
+    run_id = run["run_id"][-1]  # trec_eval names the run by the file's last line
     return RunResult(str(run_id), queries, values, totals, relstrings)
 
 
