@@ -40,6 +40,7 @@ from typing import Any
 import polars as pl
 
 from frame_eval import cli_measures, io
+from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
 from frame_eval.evaluate import evaluate, summarize
 from frame_eval.judged import RunColumns
@@ -203,7 +204,8 @@ def read_input(path: str, kind: str) -> pl.DataFrame:
     table = _table(path, kind)
     if table is not None:
         return _collect(_standard(table, path, kind), path, kind)
-    fmt = {"run": io._RUN, "qrels": io._QRELS, "prefs": io._PREFS}[kind]
+    fmt = {"run": io._RUN, "qrels": io._QRELS, "prefs": io._PREFS, "zscores": io._ZSCORES,
+           "qrels_jg": io._QRELS_JG}[kind]
     fast = io.read_single_spaced(path, fmt)
     if fast is not None:
         return fast
@@ -239,8 +241,8 @@ def _explain_repeats(error: ValueError, run: pl.DataFrame, run_path: str, qrels:
 class RunResult:
     run_id: str
     queries: list[str]
-    per_query: dict[str, dict[str, float]]  # label -> query -> value
-    summary: dict[str, float]
+    per_query: dict[str, dict[str, float]]  # printed label -> query -> value
+    summary: dict[str, float]  # printed label -> value
     relstrings: dict[str, str]
 
 
@@ -261,30 +263,53 @@ def _relstrings(
     return dict(strings.iter_rows())
 
 
+def _judgement_group_frames(run_lf: pl.LazyFrame, qrels: pl.DataFrame, measures: list[Any],
+                            options: dict[str, Any]) -> list[pl.LazyFrame]:
+    """(summary, per query) of the judgement-group measures (``-R qrels_jg``)."""
+    from frame_eval.ranking.judgement_groups import GROUP, evaluate_judgement_groups
+    from frame_eval.registry import resolve
+
+    if not measures:
+        measures = resolve(["map_avgjg"])  # the queries evaluated still decide num_q
+    wide = evaluate_judgement_groups(run_lf, qrels.lazy().select("query_id", GROUP, "doc_id", "relevance"),
+                                     [m for m in measures if m.spec.name != "NumQ"], **options)
+    wide = wide.with_columns(pl.lit(1.0).alias(m.name) for m in measures if m.spec.name == "NumQ")
+    order = pl.col("query_id")
+    summary = wide.select(
+        (ordered_sum(pl.col(m.name), order) if m.spec.aggregate == "sum" else
+         ordered_sum(pl.col(m.name), order) / pl.len()).alias(m.name) for m in measures
+    )
+    return [summary, wide]
+
+
 def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], options: dict[str, Any],
-                 per_query: bool) -> RunResult:
+                 per_query: bool, rel_format: str = "qrels") -> RunResult:
     """Per-query values and summaries of the measures ``lines`` name, for one run file."""
     measures = list({line.measure.name: line.measure for line in lines if line.measure is not None}.values())
     run_lf = run.lazy().select("query_id", "doc_id", "score")
-    qrels_lf = qrels.lazy().select("query_id", "doc_id", "relevance")
     cols = RunColumns()
-    frames = []
-    if measures:
-        frames.append(summarize(run_lf, qrels_lf, measures, cols, shape="wide", **options))
-        frames.append(evaluate(run_lf, qrels_lf, measures, cols, shape="wide", **options))
-    else:  # only runid / relstring: the queries evaluated still decide num_q and the order
-        frames.append(summarize(run_lf, qrels_lf, ["NumQ"], cols, shape="wide", **options))
-        frames.append(evaluate(run_lf, qrels_lf, ["NumQ"], cols, shape="wide", **options))
+    if rel_format == "qrels_jg":
+        frames = _judgement_group_frames(run_lf, qrels, measures, options)
+    else:
+        qrels_lf = qrels.lazy().select("query_id", "doc_id", "relevance")
+        # only runid / relstring: the queries evaluated still decide num_q and the order
+        asked = measures or ["NumQ"]
+        frames = [summarize(run_lf, qrels_lf, asked, cols, shape="wide", **options),
+                  evaluate(run_lf, qrels_lf, asked, cols, shape="wide", **options)]
     with warnings.catch_warnings():  # trec_eval evaluates the shared queries without a word
         warnings.simplefilter("ignore", UserWarning)
         summary, wide = pl.collect_all(frames)
     queries = wide["query_id"].to_list()
-    values = {m.name: dict(zip(queries, wide[m.name].to_list(), strict=True)) for m in measures}
-    totals = {m.name: summary[m.name][0] for m in measures}
+    values, totals = {}, {}
+    for line in lines:
+        if line.measure is not None:
+            values[line.label] = dict(zip(queries, wide[line.measure.name].to_list(), strict=True))
+            totals[line.label] = summary[line.measure.name][0]
     relstrings: dict[str, str] = {}
     for line in lines:
         if line.kind == "relstring" and per_query:
-            relstrings = _relstrings(run, qrels, line.length, options)
+            relstrings = _relstrings(run, qrels.select("query_id", "doc_id", "relevance"), line.length,
+                                     options)
     run_id = run["run_id"][-1]  # trec_eval names the run by the file's last line
     return RunResult(str(run_id), queries, values, totals, relstrings)
 
@@ -300,8 +325,12 @@ def _number(value: float | None, integer: bool) -> str:
     return f"{value:6.4f}"
 
 
-def trec_lines(result: RunResult, lines: list[Line], per_query: bool, summary: bool) -> list[str]:
+def trec_lines(result: RunResult, lines: list[Line], per_query: bool, summary: bool,
+               zscores: bool = False) -> list[str]:
+    """trec_eval's lines for one run: per query (``-q``) then the summary; ``-Z``: z-scores,
+    each label prefixed with ``Z`` and every value printed with ``%6.4f``."""
     out: list[str] = []
+    z = "Z" if zscores else ""
     if per_query:
         for query in result.queries:
             for line in lines:
@@ -310,16 +339,66 @@ def trec_lines(result: RunResult, lines: list[Line], per_query: bool, summary: b
                 if line.kind == "relstring":
                     out.append(f"{line.label:<22}\t{query}\t'{result.relstrings.get(query, '')}'\n")
                 elif line.measure is not None:
-                    value = result.per_query[line.measure.name][query]
-                    out.append(f"{line.label:<22}\t{query}\t{_number(value, line.integer)}\n")
+                    value = result.per_query[line.label][query]
+                    out.append(f"{z}{line.label:<22}\t{query}\t{_number(value, line.integer and not z)}\n")
     if summary:
         for line in lines:
             if line.kind == "runid":
                 out.append(f"{'runid':<22}\tall\t{result.run_id}\n")
             elif line.measure is not None:
-                value = result.summary[line.measure.name]
-                out.append(f"{line.label:<22}\tall\t{_number(value, line.integer)}\n")
+                value = result.summary[line.label]
+                out.append(f"{z}{line.label:<22}\tall\t{_number(value, line.integer and not z)}\n")
     return out
+
+
+MISSING_ZSCORE = -1000000.0  # trec_eval's value for a query or measure the z-scores file lacks
+
+
+def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """``{(query, printed measure name): (mean, standard deviation)}`` from a ``-Z`` file."""
+    frame = read_input(path, "zscores")
+    return {(q, m): (mean, sd) for q, m, mean, sd in frame.iter_rows()}
+
+
+def to_zscores(result: RunResult, lines: list[Line],
+               zscores: dict[tuple[str, str], tuple[float, float]]) -> RunResult:
+    """trec_eval's ``-Z``: each query's value as (value - mean) / sd from the file (0 when sd is
+    0 and the value is the mean, -1000000 when the file has no such query and measure or sd is
+    0 otherwise); summaries over the z-scores, added in query order: counts summed, ``gm_*``
+    (whose per-query value is log(max(value, 0.00001))) as exp of the mean, the others the
+    mean; ``num_q`` stays the number of queries."""
+    queries = result.queries
+    per_query: dict[str, dict[str, float]] = {}
+    summary: dict[str, float] = {}
+    for line in lines:
+        if line.measure is None:
+            continue
+        how = line.measure.spec.aggregate
+        converted = {}
+        for query in queries:
+            value = result.per_query[line.label][query] or 0.0
+            if how == "gmean":
+                value = math.log(max(value, 0.00001))
+            found = zscores.get((query, line.label))
+            if found is None:
+                converted[query] = MISSING_ZSCORE
+            elif found[1]:
+                converted[query] = (value - found[0]) / found[1]
+            else:
+                converted[query] = 0.0 if value == found[0] else MISSING_ZSCORE
+        per_query[line.label] = converted
+        total = 0.0
+        for query in queries:
+            total += converted[query]
+        if line.measure.spec.name == "NumQ":
+            summary[line.label] = float(len(queries))
+        elif how == "sum":
+            summary[line.label] = total
+        elif how == "gmean":
+            summary[line.label] = math.exp(total / len(queries))
+        else:
+            summary[line.label] = total / len(queries)
+    return RunResult(result.run_id, queries, per_query, summary, result.relstrings)
 
 
 def tidy_frame(results: list[RunResult], lines: list[Line], per_query: bool, summary: bool) -> pl.DataFrame:
@@ -328,11 +407,10 @@ def tidy_frame(results: list[RunResult], lines: list[Line], per_query: bool, sum
     for result in results:
         if per_query:
             for query in result.queries:
-                rows.extend((result.run_id, query, line.label, result.per_query[line.measure.name][query])
-                            for line in valued if line.per_query)  # type: ignore[union-attr]
+                rows.extend((result.run_id, query, line.label, result.per_query[line.label][query])
+                            for line in valued if line.per_query)
         if summary:
-            rows.extend((result.run_id, "all", line.label, result.summary[line.measure.name])  # type: ignore[union-attr]
-                        for line in valued)
+            rows.extend((result.run_id, "all", line.label, result.summary[line.label]) for line in valued)
     schema = {"run_id": pl.String, "query_id": pl.String, "metric": pl.String, "value": pl.Float64}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
@@ -413,19 +491,24 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
         raise CliError(f"--format must be one of {', '.join(_FORMATS)}, got {args.format!r}", 1)
     if args.Results_format != "trec_results":
         raise CliError(f"illegal retrieval results format {args.Results_format!r}; expected trec_results", 2)
-    if args.Rel_info_format not in ("qrels",):
+    if args.Rel_info_format in ("prefs", "qrels_prefs"):
+        raise CliError(f"-R {args.Rel_info_format} (preference judgements) is not implemented by frame-eval "
+                       f"yet; use trec_eval for the prefs_* measures", 2)
+    if args.Rel_info_format not in ("qrels", "qrels_jg"):
         raise CliError(f"illegal rel_format {args.Rel_info_format!r}; expected qrels, prefs, qrels_prefs "
                        f"or qrels_jg", 2)
     try:
         chosen = cli_measures.select(args.measure or ["official"])
         lines = cli_measures.lines(chosen)
+        cli_measures.check_format(lines, args.Rel_info_format)
     except MeasureError as error:
         raise CliError(str(error), 1) from None
     options = _options(args)
     progress = _Progress()
     qrels_path, run_paths = args.files[0], args.files[1:]
+    zscores = read_zscores(args.Zscore) if args.Zscore else None
     progress(f"reading {qrels_path}")
-    qrels = read_input(qrels_path, "qrels")
+    qrels = read_input(qrels_path, args.Rel_info_format)
     debug_query = args.Debug_level.partition(".")[2] if args.Debug_level else ""
     if debug_query:
         qrels = qrels.filter(pl.col("query_id") == debug_query)
@@ -442,17 +525,18 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
         parts = run_df.partition_by("run_id", maintain_order=True) if several else [run_df]
         for part in parts:
             try:
-                result = evaluate_run(part, qrels, lines, options, per_query)
+                result = evaluate_run(part, qrels, lines, options, per_query, args.Rel_info_format)
             except ValueError as error:
                 raise _explain_repeats(error, part, run_path, qrels, qrels_path) from None
             if not result.queries:
                 raise CliError(f"no queries with both results and relevance info: {run_path!r} and "
                                f"{qrels_path!r} share no query id", 7)
-            results.append(result)
+            results.append(result if zscores is None else to_zscores(result, lines, zscores))
     progress.done()
     if args.format != "trec":
         return "", tidy_frame(results, lines, per_query, summary)
-    text = "".join(line for result in results for line in trec_lines(result, lines, per_query, summary))
+    z = zscores is not None
+    text = "".join(line for result in results for line in trec_lines(result, lines, per_query, summary, z))
     return text, None
 
 

@@ -66,8 +66,8 @@ def _table() -> tuple[TrecMeasure, ...]:
         t("set_F", "params"), t("num_nonrel_judged_ret", "long"),
         *(t(n, "long", source="prefs") for n in prefs_long),
         *(t(n, "double", source="prefs") for n in prefs_double),
-        t("map_avgjg", "double", source="qrels_jg"), t("P_avgjg", "cut_long", _CUTS, source="qrels_jg"),
-        t("Rprec_mult_avgjg", "cut_double", _MULTS, source="qrels_jg"), t("yaap", "double"),
+        t("map_avgjg", "double"), t("P_avgjg", "cut_long", _CUTS),
+        t("Rprec_mult_avgjg", "cut_double", _MULTS), t("yaap", "double"),
         t("rbp", "params"), t("rbp_resid", "params"), t("unj", "cut_long", (5, 10, 20)),
     )
 
@@ -214,3 +214,18 @@ def lines(chosen: Selection) -> list[Line]:
                 seen.add(measure.name)
                 out.append(Line(measure.name, measure, measure.spec.aggregate == "sum"))
     return out
+
+
+def check_format(lines: list[Line], rel_format: str) -> None:
+    """Each measure can be computed from judgements in ``rel_format`` (trec_eval's ``-R``)."""
+    for line in lines:
+        need = line.source
+        if line.measure is not None and line.measure.spec.name in _JG_SPECS:
+            need = "qrels_jg_or_qrels"
+        if need == "any" or need == rel_format or (need == "qrels_jg_or_qrels" and rel_format != "prefs"):
+            continue
+        raise MeasureError(f"measure {line.label!r} cannot be computed from -R {rel_format} judgements "
+                           f"(it needs -R {need.split('_or_')[0]})")
+
+
+_JG_SPECS = {"map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}

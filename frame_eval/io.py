@@ -84,6 +84,16 @@ _PREFS = _Format(
     ("query_id", "judgement_group", "judgement_subgroup", "doc_id", "preference"),
 )
 
+_QRELS_JG = _Format(  # trec_eval's -R qrels_jg: the second field names the judgement group
+    "qrels_jg", ("query_id", "judgement_group", "doc_id", "relevance"), False,
+    (("relevance", pl.Int64, "a whole number"),), (), ("query_id", "judgement_group", "doc_id", "relevance"),
+)
+_ZSCORES = _Format(  # trec_eval's -Z file: per query and measure, the mean and standard deviation
+    "zscores", ("query_id", "measure", "mean", "stddev"), False,
+    (("mean", pl.Float64, "a number"), ("stddev", pl.Float64, "a number")), (),
+    ("query_id", "measure", "mean", "stddev"),
+)
+
 
 def expand_paths(paths: PathArg) -> list[str]:
     """The files ``paths`` names: one path, a list, or glob patterns (expanded, sorted)."""

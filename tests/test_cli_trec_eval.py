@@ -35,6 +35,9 @@ QUICKTESTS = [
         "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
         "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test",
     ]),
+    ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"]),
 ]
 FILES = {"qrels.test", "qrels.test.with-comments", "qrels.comment.test", "results.comment.test",
          "results.test", "results.trunc", "qrels.rel_level", "prefs.test", "prefs.comment.test",
@@ -120,5 +123,30 @@ def test_random_runs_match_the_binary(trec_eval_binary, tmp_path: Path, seed: in
                               capture_output=True, check=False)
     assert expected.returncode == 0, expected.stderr.decode()
     got = frame_eval(*options, str(qrels), str(run))
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout.decode() == expected.stdout.decode()
+
+
+JG_OPTIONS = [["-q", "-m", "qrels_jg"], ["-q", "-c", "-M", "9", "-l", "2", "-m", "qrels_jg"],
+              ["-m", "P_avgjg.1,3", "-m", "Rprec_mult_avgjg.0.5,1.5", "-J"]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("options", JG_OPTIONS, ids=[" ".join(o) for o in JG_OPTIONS])
+def test_random_judgement_groups_match_the_binary(trec_eval_binary, tmp_path: Path, seed: int,  # type: ignore[no-untyped-def]
+                                                   options: list[str]) -> None:
+    qrels, run = _random_case(seed, tmp_path)
+    rng = random.Random(seed)
+    lines = qrels.read_text().splitlines()
+    grouped = []
+    for line in lines:
+        q, _, d, r = line.split()
+        for group in rng.sample(["ann", "bob", "cy"], k=rng.randint(1, 3)):
+            grouped.append(f"{q} {group} {d} {rng.choice([r, '0', '1', '2'])}")
+    qrels.write_text("\n".join(grouped) + "\n")
+    args = [*options, "-R", "qrels_jg", str(qrels), str(run)]
+    expected = subprocess.run([str(trec_eval_binary.binary), *args], capture_output=True, check=False)
+    assert expected.returncode == 0, expected.stderr.decode()
+    got = frame_eval(*args)
     assert got.returncode == 0, got.stderr.decode()
     assert got.stdout.decode() == expected.stdout.decode()
