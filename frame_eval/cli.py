@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,7 @@ import polars as pl
 from frame_eval import cli_measures, io
 from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
+from frame_eval.cli_output import RunResult, tidy_frame, to_zscores, trec_text
 from frame_eval.evaluate import evaluate, summarize
 from frame_eval.judged import RunColumns
 
@@ -237,15 +236,6 @@ def _explain_repeats(error: ValueError, run: pl.DataFrame, run_path: str, qrels:
 # ---------------------------------------------------------------- evaluating
 
 
-@dataclass
-class RunResult:
-    run_id: str
-    queries: list[str]
-    per_query: dict[str, dict[str, float]]  # printed label -> query -> value
-    summary: dict[str, float]  # printed label -> value
-    relstrings: dict[str, str]
-
-
 def _relstrings(
     run: pl.DataFrame, qrels: pl.DataFrame, length: int, options: dict[str, Any]
 ) -> dict[str, str]:
@@ -299,120 +289,26 @@ def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], opti
     with warnings.catch_warnings():  # trec_eval evaluates the shared queries without a word
         warnings.simplefilter("ignore", UserWarning)
         summary, wide = pl.collect_all(frames)
-    queries = wide["query_id"].to_list()
-    values, totals = {}, {}
-    for line in lines:
-        if line.measure is not None:
-            values[line.label] = dict(zip(queries, wide[line.measure.name].to_list(), strict=True))
-            totals[line.label] = summary[line.measure.name][0]
+    valued = [line for line in lines if line.measure is not None]
+    per_query_values = wide.select(pl.col("query_id").cast(pl.String),
+                                   *(pl.col(line.measure.name).alias(line.label) for line in valued))  # type: ignore[union-attr]
+    totals = {line.label: summary[line.measure.name][0] for line in valued}  # type: ignore[union-attr]
     relstrings: dict[str, str] = {}
     for line in lines:
         if line.kind == "relstring" and per_query:
             relstrings = _relstrings(run, qrels.select("query_id", "doc_id", "relevance"), line.length,
                                      options)
     run_id = run["run_id"][-1]  # trec_eval names the run by the file's last line
-    return RunResult(str(run_id), queries, values, totals, relstrings)
+    return RunResult(str(run_id), per_query_values, totals, relstrings)
 
 
 # ---------------------------------------------------------------- printing
-
-
-def _number(value: float | None, integer: bool) -> str:
-    if value is None:
-        value = 0.0
-    if integer:
-        return str(math.trunc(value)) if math.isfinite(value) else f"{value:6.4f}"
-    return f"{value:6.4f}"
-
-
-def trec_lines(result: RunResult, lines: list[Line], per_query: bool, summary: bool,
-               zscores: bool = False) -> list[str]:
-    """trec_eval's lines for one run: per query (``-q``) then the summary; ``-Z``: z-scores,
-    each label prefixed with ``Z`` and every value printed with ``%6.4f``."""
-    out: list[str] = []
-    z = "Z" if zscores else ""
-    if per_query:
-        for query in result.queries:
-            for line in lines:
-                if not line.per_query:
-                    continue
-                if line.kind == "relstring":
-                    out.append(f"{line.label:<22}\t{query}\t'{result.relstrings.get(query, '')}'\n")
-                elif line.measure is not None:
-                    value = result.per_query[line.label][query]
-                    out.append(f"{z}{line.label:<22}\t{query}\t{_number(value, line.integer and not z)}\n")
-    if summary:
-        for line in lines:
-            if line.kind == "runid":
-                out.append(f"{'runid':<22}\tall\t{result.run_id}\n")
-            elif line.measure is not None:
-                value = result.summary[line.label]
-                out.append(f"{z}{line.label:<22}\tall\t{_number(value, line.integer and not z)}\n")
-    return out
-
-
-MISSING_ZSCORE = -1000000.0  # trec_eval's value for a query or measure the z-scores file lacks
 
 
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """``{(query, printed measure name): (mean, standard deviation)}`` from a ``-Z`` file."""
     frame = read_input(path, "zscores")
     return {(q, m): (mean, sd) for q, m, mean, sd in frame.iter_rows()}
-
-
-def to_zscores(result: RunResult, lines: list[Line],
-               zscores: dict[tuple[str, str], tuple[float, float]]) -> RunResult:
-    """trec_eval's ``-Z``: each query's value as (value - mean) / sd from the file (0 when sd is
-    0 and the value is the mean, -1000000 when the file has no such query and measure or sd is
-    0 otherwise); summaries over the z-scores, added in query order: counts summed, ``gm_*``
-    (whose per-query value is log(max(value, 0.00001))) as exp of the mean, the others the
-    mean; ``num_q`` stays the number of queries."""
-    queries = result.queries
-    per_query: dict[str, dict[str, float]] = {}
-    summary: dict[str, float] = {}
-    for line in lines:
-        if line.measure is None:
-            continue
-        how = line.measure.spec.aggregate
-        converted = {}
-        for query in queries:
-            value = result.per_query[line.label][query] or 0.0
-            if how == "gmean":
-                value = math.log(max(value, 0.00001))
-            found = zscores.get((query, line.label))
-            if found is None:
-                converted[query] = MISSING_ZSCORE
-            elif found[1]:
-                converted[query] = (value - found[0]) / found[1]
-            else:
-                converted[query] = 0.0 if value == found[0] else MISSING_ZSCORE
-        per_query[line.label] = converted
-        total = 0.0
-        for query in queries:
-            total += converted[query]
-        if line.measure.spec.name == "NumQ":
-            summary[line.label] = float(len(queries))
-        elif how == "sum":
-            summary[line.label] = total
-        elif how == "gmean":
-            summary[line.label] = math.exp(total / len(queries))
-        else:
-            summary[line.label] = total / len(queries)
-    return RunResult(result.run_id, queries, per_query, summary, result.relstrings)
-
-
-def tidy_frame(results: list[RunResult], lines: list[Line], per_query: bool, summary: bool) -> pl.DataFrame:
-    rows: list[tuple[str, str, str, float | None]] = []
-    valued = [line for line in lines if line.measure is not None]
-    for result in results:
-        if per_query:
-            for query in result.queries:
-                rows.extend((result.run_id, query, line.label, result.per_query[line.label][query])
-                            for line in valued if line.per_query)
-        if summary:
-            rows.extend((result.run_id, "all", line.label, result.summary[line.label]) for line in valued)
-    schema = {"run_id": pl.String, "query_id": pl.String, "metric": pl.String, "value": pl.Float64}
-    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def _write_output(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
@@ -528,7 +424,7 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
                 result = evaluate_run(part, qrels, lines, options, per_query, args.Rel_info_format)
             except ValueError as error:
                 raise _explain_repeats(error, part, run_path, qrels, qrels_path) from None
-            if not result.queries:
+            if not result.per_query.height:
                 raise CliError(f"no queries with both results and relevance info: {run_path!r} and "
                                f"{qrels_path!r} share no query id", 7)
             results.append(result if zscores is None else to_zscores(result, lines, zscores))
@@ -536,7 +432,7 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
     if args.format != "trec":
         return "", tidy_frame(results, lines, per_query, summary)
     z = zscores is not None
-    text = "".join(line for result in results for line in trec_lines(result, lines, per_query, summary, z))
+    text = "".join(trec_text(result, lines, per_query, summary, z) for result in results)
     return text, None
 
 
