@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -43,6 +44,7 @@ from frame_eval.cli_measures import Line, MeasureError
 from frame_eval.cli_output import RunResult, tidy_frame, to_zscores, trec_text
 from frame_eval.evaluate import evaluate, summarize
 from frame_eval.judged import RunColumns
+from frame_eval.registry import parse_measures
 
 __all__ = ["main"]
 
@@ -57,7 +59,8 @@ frame-eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-J] [-N <num>] 
            rel_info_file results_file [results_file ...]
 
 Evaluate the results in each results_file against the judgements in
-rel_info_file, printing exactly what trec_eval 10.0 prints.
+rel_info_file, printing exactly what trec_eval 10.0 prints. A results_file
+named - is read from standard input.
 
  -h, --help: this message; with -m measure, what each measure named computes.
  -v, --version: print the version and exit.
@@ -197,7 +200,17 @@ def _collect(frame: pl.LazyFrame, path: str, kind: str) -> pl.DataFrame:
 
 
 def read_input(path: str, kind: str) -> pl.DataFrame:
-    """The file's rows with the standard columns (text files keep their line numbers)."""
+    """The file's rows with the standard columns (text files keep their line numbers); a run
+    named ``-`` is read from standard input, as trec_eval does."""
+    if path == "-" and kind == "run":
+        with tempfile.TemporaryDirectory() as folder:
+            copy = os.path.join(folder, "stdin")
+            with open(copy, "wb") as out:
+                shutil.copyfileobj(sys.stdin.buffer, out)
+            try:
+                return read_input(copy, kind)
+            except CliError as error:
+                raise CliError(str(error).replace(repr(copy), "'-' (standard input)"), error.status) from None
     if not os.path.isfile(path):
         raise CliError(f"cannot read {kind} file {path!r}: no such file", 2)
     table = _table(path, kind)
@@ -216,7 +229,7 @@ def _explain_repeats(error: ValueError, run: pl.DataFrame, run_path: str, qrels:
     """A duplicate found by the core, told in the file's terms: the lines of the first repeat."""
     text = str(error)
     for frame, path, kind in ((run, run_path, "run"), (qrels, qrels_path, "qrels")):
-        if f"more than once in the {kind}" not in text or _table(path, kind) is not None:
+        if f"more than once in the {kind}" not in text or _table(path, kind) is not None or path == "-":
             continue
         if io._LINE not in frame.columns:  # read by the fast reader: read again, with line numbers
             fmt = io._RUN if kind == "run" else io._QRELS
@@ -341,24 +354,30 @@ def _write_output(frame: pl.DataFrame, fmt: str, output: str | None) -> None:
 
 
 def _measure_help(options: Sequence[str]) -> str:
-    from frame_eval.registry import parse_measures
-
+    """What each measure ``-m`` names computes (trec_eval's ``-h -m measure``)."""
     out = ["Individual measure documentation for requested measures"]
-    chosen = cli_measures.select(options)
-    names = [m.name for m in cli_measures.TABLE if m.name in chosen.marked] + chosen.extra
-    for name in names:
-        if name in ("runid", "relstring"):
-            text = {"runid": "the run's name (the run_id of the file's last line)",
-                    "relstring": "the judgements of the first N (default 10) documents, one character "
-                                 "each: 0-9, '>' above 9, '-' not judged, '.' judged -2, '<' other"}[name]
-            out.append(f"{name}\n    {text}")
+    try:
+        chosen = cli_measures.select(options)
+    except MeasureError as error:
+        raise CliError(str(error), 1) from None
+    texts = {"runid": "the run's name (the run_id of the file's last line)",
+             "relstring": "the judgements of the first N (default 10) documents, one character each: "
+                          "the digit, '>' above 9, '-' not in the qrels, '.' judged below 0"}
+    for m in cli_measures.TABLE:
+        if m.name not in chosen.marked:
             continue
+        if m.name in texts:
+            out.append(f"{m.name}\n    {texts[m.name]}")
+            continue
+        one = cli_measures.Selection({m.name}, {k: v for k, v in chosen.params.items() if k == m.name})
         try:
-            found = parse_measures(name)
-        except ValueError:
-            out.append(f"{name}\n    (not implemented by frame-eval)")
-            continue
-        out.append(f"{name}\n    {found[0].spec.summary}")
+            found = [line.measure for line in cli_measures.lines(one) if line.measure is not None]
+        except MeasureError:
+            found = []
+        summary = found[0].spec.summary if found else "(not implemented by frame-eval)"
+        out.append(f"{m.name}\n    {summary}")
+    for name in chosen.extra:
+        out.append(f"{name}\n    {parse_measures(name)[0].spec.summary}")
     return "\n".join(out) + "\n"
 
 

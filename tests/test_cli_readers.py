@@ -157,3 +157,24 @@ def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyP
     progress("reading")
     progress.done()
     assert "frame-eval: reading" in capsys.readouterr().err
+
+
+def test_run_from_standard_input(trec_dir: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "frame_eval", str(trec_dir / "qrels.test"), "-"],
+                          input=(trec_dir / "results.test").read_bytes(), capture_output=True, cwd=ROOT,
+                          env=env, check=False)
+    assert done.returncode == 0 and done.stdout == (trec_dir / "out.test").read_bytes()
+    bad = subprocess.run([sys.executable, "-m", "frame_eval", str(trec_dir / "qrels.test"), "-"],
+                         input=b"301 Q0 d 1 x r\n", capture_output=True, cwd=ROOT, env=env, check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == ("frame-eval: run file '-' (standard input), line 1: score x is not a number; "
+                                   "the line reads 301 Q0 d 1 x r\n")
+
+
+def test_help_and_version() -> None:
+    helped = frame_eval("-h", "-m", "map", "-m", "P.5")
+    assert helped.returncode == 0
+    assert "trec_eval 9.x did" in helped.stdout.replace("\n", " ") or "9.x did" in helped.stdout
+    assert "map\n    average precision" in helped.stdout and "P\n    precision at k" in helped.stdout
+    assert frame_eval("-v").stdout.startswith("frame-eval version ")
