@@ -42,9 +42,9 @@ from frame_eval import cli_measures, io
 from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
 from frame_eval.cli_output import RunResult, tidy_frame, to_zscores, trec_text
-from frame_eval.evaluate import evaluate, summarize
+from frame_eval.evaluate import _aggregate, evaluate
 from frame_eval.judged import RunColumns
-from frame_eval.registry import parse_measures
+from frame_eval.registry import parse_measures, resolve
 
 __all__ = ["main"]
 
@@ -291,17 +291,19 @@ def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], opti
     measures = list({line.measure.name: line.measure for line in lines if line.measure is not None}.values())
     run_lf = run.lazy().select("query_id", "doc_id", "score")
     cols = RunColumns()
-    if rel_format == "qrels_jg":
-        frames = _judgement_group_frames(run_lf, qrels, measures, options)
-    else:
-        qrels_lf = qrels.lazy().select("query_id", "doc_id", "relevance")
-        # only runid / relstring: the queries evaluated still decide num_q and the order
-        asked = measures or ["NumQ"]
-        frames = [summarize(run_lf, qrels_lf, asked, cols, shape="wide", **options),
-                  evaluate(run_lf, qrels_lf, asked, cols, shape="wide", **options)]
     with warnings.catch_warnings():  # trec_eval evaluates the shared queries without a word
         warnings.simplefilter("ignore", UserWarning)
-        summary, wide = pl.collect_all(frames)
+        if rel_format == "qrels_jg":
+            summary, wide = pl.collect_all(_judgement_group_frames(run_lf, qrels, measures, options))
+        else:
+            qrels_lf = qrels.lazy().select("query_id", "doc_id", "relevance")
+            # only runid / relstring: the queries evaluated still decide num_q and the order
+            asked = measures or resolve(["NumQ"])
+            wide = evaluate(run_lf, qrels_lf, asked, cols, shape="wide", **options).collect()
+            # evaluated once, summarised as summarize() does: added in query order, divided once
+            order = pl.col("query_id").cast(pl.String)
+            summary = wide.select(_aggregate(pl.col(m.name), order, m.spec.aggregate).alias(m.name)
+                                  for m in asked)
     valued = [line for line in lines if line.measure is not None]
     per_query_values = wide.select(pl.col("query_id").cast(pl.String),
                                    *(pl.col(line.measure.name).alias(line.label) for line in valued))  # type: ignore[union-attr]
