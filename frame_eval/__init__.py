@@ -17,7 +17,16 @@ from __future__ import annotations
 from frame_eval import classification, compare, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
-from frame_eval.io import read_trec_qrels, read_trec_run, scan_trec_qrels, scan_trec_run
+from frame_eval.io import (
+    read_trec_prefs,
+    read_trec_qrels,
+    read_trec_run,
+    scan_trec_prefs,
+    scan_trec_qrels,
+    scan_trec_run,
+    write_trec_qrels,
+    write_trec_run,
+)
 from frame_eval.registry import Measure, MeasureSpec, measure, parse_measures, specs
 
 __all__ = [
@@ -29,10 +38,14 @@ __all__ = [
     "measures",
     "parse_measures",
     "ranking",
+    "read_trec_prefs",
     "read_trec_qrels",
     "read_trec_run",
+    "scan_trec_prefs",
     "scan_trec_qrels",
     "scan_trec_run",
+    "write_trec_qrels",
+    "write_trec_run",
 ]
 __version__ = "0.1.0"
 

@@ -1,0 +1,180 @@
+"""What ``frame-eval`` prints: trec_eval's lines, z-scores (``-Z``) and the tidy table.
+
+trec_eval prints ``printf("%-22s\\t%s\\t%6.4f\\n", measure, query, value)``, counts
+with ``%ld`` of the value truncated toward zero, per query (``-q``: queries in
+byte order, each with its measures in trec_eval's order) and then the summary
+(``all``). Millions of lines (``-q`` on a large run) are formatted by polars:
+the value's four decimals come from ``value * 10000`` rounded to the nearest
+integer, which is ``%6.4f``'s correctly rounded result except where the scaled
+value lies within 1e-6 of a half; those values, and non-finite ones, are
+formatted by Python, whose ``%`` rounds the exact binary value as C does. So
+every line is the C library's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from frame_eval.cli_measures import Line
+
+MISSING_ZSCORE = -1000000.0  # trec_eval's value for a query or measure the z-scores file lacks
+_LIMIT = 1e14  # beyond this, 4 decimals of value * 10000 no longer fit an exact integer: Python formats
+
+
+@dataclass
+class RunResult:
+    """One run's values: ``per_query`` is ``[query_id, <one Float64 column per printed label>]``
+    in the byte order of the query ids; ``summary`` maps each label to its ``all`` value."""
+
+    run_id: str
+    per_query: pl.DataFrame
+    summary: dict[str, float]
+    relstrings: dict[str, str]
+
+    @property
+    def queries(self) -> list[str]:
+        return self.per_query["query_id"].to_list()
+
+
+def number(value: float | None, integer: bool) -> str:
+    """One value as trec_eval prints it (a missing value prints as 0, trec_eval's initial value)."""
+    value = 0.0 if value is None else value
+    if integer and math.isfinite(value):
+        return str(math.trunc(value))
+    return f"{value:6.4f}"
+
+
+def _fixed4(x: pl.Expr) -> pl.Expr:
+    """``%6.4f`` of a Float64 column, or null where Python must decide (see the module notes)."""
+    scaled = x * 10000.0
+    low = scaled.floor()
+    frac = scaled - low
+    units = pl.when(frac > 0.5).then(low + 1).otherwise(low).cast(pl.Int64, strict=False)
+    decided = x.is_finite() & ((frac - 0.5).abs() >= 1e-6) & (x.abs() < _LIMIT)
+    negative = (x < 0) | ((x == 0) & ((1.0 / x) < 0))  # C prints -0.0000 for -0.0 and tiny negatives
+    magnitude = units.abs()
+    text = pl.concat_str(
+        pl.when(negative).then(pl.lit("-")).otherwise(pl.lit("")),
+        (magnitude // 10000).cast(pl.String), pl.lit("."), (magnitude % 10000).cast(pl.String).str.zfill(4),
+    )
+    return pl.when(decided).then(text.str.pad_start(6))
+
+
+def format_values(values: pl.Series, integer: bool) -> pl.Series:
+    """Each value of ``values`` as trec_eval prints it."""
+    values = values.cast(pl.Float64).fill_null(0.0)
+    if integer:
+        whole = values.cast(pl.Int64, strict=False).cast(pl.String)  # truncated toward zero, as C's (long)
+        text = pl.select(pl.when(values.is_finite()).then(whole))
+    else:
+        text = pl.select(_fixed4(pl.lit(values)))
+    out = text.to_series()
+    undecided = out.is_null().arg_true()
+    if len(undecided):
+        fixed = [number(values[i], integer) for i in undecided.to_list()]
+        out = out.scatter(undecided, pl.Series(fixed, dtype=pl.String))
+    return out
+
+
+def trec_text(result: RunResult, lines: Sequence[Line], per_query: bool, summary: bool,
+              zscores: bool = False) -> str:
+    """trec_eval's output for one run: per query (``-q``), then the summary; ``-Z``: each
+    measure label prefixed with ``Z`` and every value printed with ``%6.4f``."""
+    z = "Z" if zscores else ""
+    out: list[str] = []
+    if per_query and result.per_query.height:
+        frame = result.per_query.with_row_index("__q")
+        query = pl.col("query_id")
+        parts = []
+        for j, line in enumerate(x for x in lines if x.per_query and x.kind != "runid"):
+            if line.kind == "relstring":
+                strings = frame["query_id"].replace_strict(result.relstrings, default="",
+                                                           return_dtype=pl.String)
+                value = pl.concat_str(pl.lit("'"), pl.lit(strings), pl.lit("'"))
+                prefix = f"{line.label:<22}\t"
+            elif line.measure is not None:
+                value = pl.lit(format_values(frame[line.label], line.integer and not z))
+                prefix = f"{z}{line.label:<22}\t"
+            else:
+                continue
+            text = pl.concat_str(pl.lit(prefix), query, pl.lit("\t"), value).alias("line")
+            parts.append(frame.select("__q", pl.lit(j, pl.UInt32).alias("__m"), text))
+        if parts:
+            ordered = pl.concat(parts).sort("__q", "__m")
+            out.append("\n".join(ordered["line"].to_list()) + "\n")
+    if summary:
+        for line in lines:
+            if line.kind == "runid":
+                out.append(f"{'runid':<22}\tall\t{result.run_id}\n")
+            elif line.measure is not None:
+                value = result.summary[line.label]
+                out.append(f"{z}{line.label:<22}\tall\t{number(value, line.integer and not z)}\n")
+    return "".join(out)
+
+
+def to_zscores(result: RunResult, lines: Sequence[Line],
+               zscores: dict[tuple[str, str], tuple[float, float]]) -> RunResult:
+    """trec_eval's ``-Z``: each query's value as (value - mean) / sd from the file (0 when sd is
+    0 and the value is the mean, -1000000 when the file has no such query and measure or sd is
+    0 otherwise); summaries over the z-scores, added in query order: counts summed, ``gm_*``
+    (whose per-query value is log(max(value, 0.00001))) as exp of the mean, the others the
+    mean; ``num_q`` stays the number of queries."""
+    queries = result.queries
+    columns: dict[str, list[float]] = {}
+    summary: dict[str, float] = {}
+    for line in lines:
+        if line.measure is None:
+            continue
+        how = line.measure.spec.aggregate
+        converted = []
+        for query, raw in zip(queries, result.per_query[line.label].to_list(), strict=True):
+            value = 0.0 if raw is None else raw
+            if how == "gmean":
+                value = math.log(max(value, 0.00001))
+            found = zscores.get((query, line.label))
+            if found is None:
+                converted.append(MISSING_ZSCORE)
+            elif found[1]:
+                converted.append((value - found[0]) / found[1])
+            else:
+                converted.append(0.0 if value == found[0] else MISSING_ZSCORE)
+        columns[line.label] = converted
+        total = 0.0
+        for z in converted:  # trec_eval's order: query after query
+            total += z
+        if line.measure.spec.name == "NumQ":
+            summary[line.label] = float(len(queries))
+        elif how == "sum":
+            summary[line.label] = total
+        elif how == "gmean":
+            summary[line.label] = math.exp(total / len(queries))
+        else:
+            summary[line.label] = total / len(queries)
+    frame = pl.DataFrame({"query_id": queries, **columns},
+                         schema={"query_id": pl.String, **dict.fromkeys(columns, pl.Float64)})
+    return RunResult(result.run_id, frame, summary, result.relstrings)
+
+
+def tidy_frame(results: Sequence[RunResult], lines: Sequence[Line], per_query: bool,
+               summary: bool) -> pl.DataFrame:
+    """``[run_id, query_id, metric, value]``: per-query rows (``-q``) then the summary rows."""
+    valued = [line for line in lines if line.measure is not None]
+    schema = {"run_id": pl.String, "query_id": pl.String, "metric": pl.String, "value": pl.Float64}
+    parts = [pl.DataFrame(schema=schema)]
+    for result in results:
+        if per_query:
+            labels = [line.label for line in valued if line.per_query]
+            long = result.per_query.with_row_index("__q").unpivot(
+                labels, index=["__q", "query_id"], variable_name="metric", value_name="value")
+            order = pl.col("metric").replace_strict(labels, list(range(len(labels))), return_dtype=pl.UInt32)
+            value = pl.col("value").cast(pl.Float64)
+            parts.append(long.sort("__q", order).select(
+                pl.lit(result.run_id).alias("run_id"), "query_id", "metric", value))
+        if summary:
+            rows = [(result.run_id, "all", line.label, result.summary[line.label]) for line in valued]
+            parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+    return pl.concat(parts)
