@@ -22,6 +22,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_rank_order,
     _reads_relevant,
     _relevant,
     _safe_ratio,
@@ -34,10 +35,16 @@ from frame_eval.registry import Param, measure
 def _build_ap(columns: Mapping[str, str], k: int | None, *, rel: int, denominator: str = "R") -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
+    hit = is_rel & _within(rank, k)
     # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
-    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
-    precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
+    if _in_rank_order(columns):  # rows in rank order: count the hits as they come
+        found = hit.cum_sum().cast(pl.Float64)
+        terms = pl.when(hit).then(found / rank.cast(pl.Float64)).otherwise(pl.lit(0.0, pl.Float64))
+        precision_sum = ordered_sum(terms)
+    else:
+        hit_ranks = rank.filter(hit).sort()
+        found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+        precision_sum = ordered_sum(found.cast(pl.Float64) / hit_ranks.cast(pl.Float64))
     if denominator == "min_kR" and k is not None:
         return _safe_ratio(precision_sum, pl.min_horizontal(is_rel.sum(), pl.lit(k, pl.Int64)))
     return _safe_ratio(precision_sum, is_rel.sum())
