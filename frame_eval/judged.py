@@ -199,6 +199,7 @@ _NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
 _EXACT = "__frame_eval_exact_rank"
 _REPEATS = "__frame_eval_repeats"
+_JUDGED = "__frame_eval_judged"
 
 
 def _group_hash(keys: Sequence[str]) -> pl.Expr:
@@ -291,9 +292,10 @@ def _overlap_problem(
     """Fires when fewer than half of the run's queries have judgements (none at all included):
     a warning, or with ``strict`` an error, naming both counts and an example of each side."""
     run_ids = run_queries.select(query_id).unique()
-    shared = run_ids.join(judged_queries, on=query_id, how="semi").select(pl.len().alias("shared"))
-    tally = pl.concat([run_ids.select(pl.len().alias("run")), shared], how="horizontal").select(
-        count=(pl.col("shared") * 2 < pl.col("run")).cast(pl.UInt64)
+    # judged_queries holds each id once, so the left join keeps one row per run query
+    judged = judged_queries.with_columns(pl.lit(True).alias(_JUDGED))
+    tally = run_ids.join(judged, on=query_id, how="left").select(
+        count=(pl.col(_JUDGED).count() * 2 < pl.len()).cast(pl.UInt64)
     )
 
     def explain(count: int) -> str:
