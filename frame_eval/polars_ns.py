@@ -67,7 +67,8 @@ class IREvalNamespace(Generic[FrameT]):
         if isinstance(self._frame, pl.LazyFrame):
             return result  # type: ignore[return-value]
         # eager in: the data checks set aside by ``_collects`` are computed with the result
-        return _checks.collect(result)  # type: ignore[return-value]
+        # stacklevel 6: warnings point at the caller's line
+        return _checks.collect(result, stacklevel=6)  # type: ignore[return-value]
 
     # -- rankings --------------------------------------------------------------------------
 
