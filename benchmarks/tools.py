@@ -5,8 +5,10 @@ imports what the tool needs, starts the clock, reads the Parquet files, converts
 them to whatever the tool wants, evaluates, stops the clock, then writes the
 per-query values in one common shape (``[query_id, AP, nDCG@10, P@10, RR, R@100]``
 or, for classification, ``[model, metric, value]``) to ``OUT`` for the agreement
-check and prints ``{"seconds": ..., "peak_mb": ...}`` as the last line of its output
-(peak resident memory of the whole process, interpreter and imports included).
+check and prints ``{"seconds": ..., "cpu_seconds": ..., "peak_mb": ...}`` as the last line of its
+output (``cpu_seconds``: the process's user and system CPU time over the same span, steadier than
+wall time on a shared machine; peak resident memory of the whole process, interpreter and imports
+included).
 """
 
 from __future__ import annotations
@@ -245,12 +247,12 @@ def main(argv: list[str]) -> None:
     tool, data, out = argv[0], Path(argv[1]), Path(argv[2])
     factory = RANKING_TOOLS.get(tool) or CLASSIFICATION_TOOLS[tool]
     go = factory(data)  # imports happen here, outside the clock
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     result = go()
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     table = _classification_long(result) if tool in CLASSIFICATION_TOOLS else _to_wide(tool, result)
     table.sort(table.columns[0]).write_parquet(out)
-    print(json.dumps({"seconds": seconds, "peak_mb": _peak_mb()}))
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu_seconds, "peak_mb": _peak_mb()}))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ and the fix.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -198,18 +200,53 @@ def duplicate_problem(
     return Problem(suspect, explain)
 
 
-def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Problem]) -> pl.LazyFrame:
-    """Make ``result`` raise (or warn) on collect when a check fires, even when it is empty.
+_pending = threading.local()  # the call that collects at once, if any (see ``deferred``)
 
-    ``problems`` are :class:`Problem` values, or frames of ``(count, message)`` rows
-    whose message is used as it is. The checks are evaluated beside the result (a
-    union with a branch that yields no rows), so they run whatever the result holds;
-    errors come before warnings, in the order given, each a single ``ValueError``.
-    """
-    if not problems:
-        return result
-    checks = [p if isinstance(p, Problem) else Problem(p, _as_given) for p in problems]
-    tallies = pl.concat(
+# an eager input below this many run rows is evaluated with the plan and engine that cost
+# least per call (exact ranks directly, the in-memory engine); above, with those that scale
+SMALL_ROWS = 200_000
+
+
+@dataclass
+class Deferred:
+    """Checks set aside by :func:`attach`, and the row count of the eager input, if known."""
+
+    checks: list[Problem]
+    rows: int | None = None
+
+    @property
+    def small(self) -> bool:
+        return self.rows is not None and self.rows < SMALL_ROWS
+
+
+@contextlib.contextmanager
+def deferred(rows: int | None = None) -> Iterator[Deferred]:
+    """Within the block, :func:`attach` returns the result as it is and sets its checks aside,
+    for a caller that collects the result at once (an eager frame in, of ``rows`` rows):
+    :func:`collect` then computes result and checks in one ``collect_all``, without the
+    gate branch a lazy result carries. Messages come from the same :class:`Problem`
+    values either way."""
+    previous = getattr(_pending, "state", None)
+    state = Deferred([], rows)
+    _pending.state = state
+    try:
+        yield state
+    finally:
+        _pending.state = previous
+
+
+def current() -> Deferred | None:
+    """The innermost :func:`deferred` block's state (``None`` outside one: a lazy call)."""
+    return getattr(_pending, "state", None)
+
+
+def _as_problems(problems: Sequence[pl.LazyFrame | Problem]) -> list[Problem]:
+    return [p if isinstance(p, Problem) else Problem(p, _as_given) for p in problems]
+
+
+def _tallies(checks: Sequence[Problem]) -> pl.LazyFrame:
+    """``[count, message, check]``: one row per check that fired (count above 0)."""
+    return pl.concat(
         [
             c.frame.select(
                 pl.col("count").cast(pl.UInt64),
@@ -218,19 +255,42 @@ def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Problem]) -> 
             )
             for i, c in enumerate(checks)
         ]
-    )
-    fired = tallies.filter(pl.col("count") > 0).select(pl.struct(pl.all()).implode().alias(_FIRED))
+    ).filter(pl.col("count") > 0)
+
+
+def _report(checks: Sequence[Problem], fired: list[dict[str, object]], stacklevel: int) -> None:
+    """Raise the first error among the checks that fired (in the order given), else warn."""
+    fired.sort(key=lambda r: (checks[r[_CHECK]].warn, r[_CHECK]))  # type: ignore[index]
+    for report in fired:
+        check = checks[report[_CHECK]]  # type: ignore[index]
+        text = report["message"] if check.explain is _as_given else check.explain(report["count"])  # type: ignore[arg-type]
+        if text and check.warn:
+            warnings.warn(str(text), UserWarning, stacklevel=stacklevel)
+        elif text:
+            raise ValueError(text)
+
+
+def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Problem]) -> pl.LazyFrame:
+    """Make ``result`` raise (or warn) on collect when a check fires, even when it is empty.
+
+    ``problems`` are :class:`Problem` values, or frames of ``(count, message)`` rows
+    whose message is used as it is. The checks are evaluated beside the result (a
+    union with a branch that yields no rows), so they run whatever the result holds;
+    errors come before warnings, in the order given, each a single ``ValueError``.
+    Inside :func:`deferred`, the checks are handed to the caller instead.
+    """
+    if not problems:
+        return result
+    checks = _as_problems(problems)
+    state = current()
+    if state is not None:
+        state.checks.extend(checks)
+        return result
+    fired = _tallies(checks).select(pl.struct(pl.all()).implode().alias(_FIRED))
 
     def verdict(frame: pl.DataFrame) -> pl.DataFrame:
         found = frame.get_column(_FIRED).explode().drop_nulls().to_list()
-        found.sort(key=lambda r: (checks[r[_CHECK]].warn, r[_CHECK]))
-        for report in found:
-            check = checks[report[_CHECK]]
-            text = report["message"] if check.explain is _as_given else check.explain(report["count"])
-            if text and check.warn:
-                warnings.warn(text, UserWarning, stacklevel=2)
-            elif text:
-                raise ValueError(text)
+        _report(checks, found, stacklevel=2)
         return empty
 
     schema = result.collect_schema()
@@ -239,6 +299,27 @@ def attach(result: pl.LazyFrame, problems: Sequence[pl.LazyFrame | Problem]) -> 
     # the expression appended to its message)
     gate = fired.map_batches(verdict, schema=schema, streamable=False)
     return pl.concat([result, gate], how="vertical")
+
+
+def collect(result: pl.LazyFrame, stacklevel: int = 4) -> pl.DataFrame:
+    """``result`` collected with the checks the current :func:`deferred` block set aside,
+    raising or warning as an attached result would. Both are computed in one ``collect_all``
+    (shared parts once); if that fails, the checks alone are computed, so bad data gets our
+    message rather than the engine's error. Small inputs run on the in-memory engine, which
+    starts faster; the values are the same bits on either engine."""
+    state = current()
+    engine = "in-memory" if state is not None and state.small else "auto"
+    checks = state.checks if state is not None else []
+    if not checks:
+        return result.collect(engine=engine)
+    tallies = _tallies(checks)
+    try:
+        frame, fired = pl.collect_all([result, tallies], engine=engine)
+    except pl.exceptions.PolarsError:
+        _report(checks, tallies.collect(engine=engine).to_dicts(), stacklevel)
+        raise
+    _report(checks, fired.to_dicts(), stacklevel)
+    return frame
 
 
 def _as_given(count: int) -> str:

@@ -25,6 +25,7 @@ from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
 from frame_eval.ranking import batched
+from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import Measure, measure, resolve_each
 
 Shape = Literal["long", "wide"]
@@ -158,7 +159,10 @@ def per_query_wide(
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
-    roles = {"rank": cols.rank, "relevance": cols.relevance}
+        # in rank order once, so that no measure sorts its terms group by group
+        judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
+    # judged_frame() comes sorted by the keys and rank, unranked rows last
+    roles = {"rank": cols.rank, "relevance": cols.relevance, ORDERED: "1"}
     if micro:  # a numerator and a denominator column per measure (``micro_parts``)
         exprs = [
             part.alias(f"{_MEASURE}{i}{suffix}")

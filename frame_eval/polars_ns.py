@@ -6,17 +6,35 @@ shared core and collects only when the caller's frame was eager.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
 import polars as pl
 
+from frame_eval import _checks
 from frame_eval import evaluate as _core
 from frame_eval.classification import evaluate as _classify
 from frame_eval.classification.counts import AUTO, Average
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def _collects(method: Method) -> Method:
+    """For an eager frame, build the result with its data checks set aside (``_checks.deferred``)
+    so that ``_finish`` computes both in one ``collect_all``: a smaller plan than the lazy
+    result's check branch, which matters for the many small calls of a training loop."""
+
+    @functools.wraps(method)
+    def wrapper(self: IREvalNamespace[Any], *args: Any, **kwargs: Any) -> Any:
+        if isinstance(self._frame, pl.LazyFrame):
+            return method(self, *args, **kwargs)
+        with _checks.deferred(rows=self._frame.height):
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def is_frame(value: Any) -> bool:
@@ -55,10 +73,13 @@ class IREvalNamespace(Generic[FrameT]):
     def _finish(self, result: pl.LazyFrame) -> FrameT:
         if isinstance(self._frame, pl.LazyFrame):
             return result  # type: ignore[return-value]
-        return result.collect()  # type: ignore[return-value]
+        # eager in: the data checks set aside by ``_collects`` are computed with the result
+        # stacklevel 6: warnings point at the caller's line
+        return _checks.collect(result, stacklevel=6)  # type: ignore[return-value]
 
     # -- rankings --------------------------------------------------------------------------
 
+    @_collects
     def judge(
         self,
         qrels: Any,
@@ -133,6 +154,7 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    @_collects
     def evaluate(
         self,
         qrels: Any,
@@ -204,6 +226,7 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    @_collects
     def summarize(
         self,
         qrels: Any,
@@ -334,6 +357,7 @@ class IREvalNamespace(Generic[FrameT]):
 
     # -- classification --------------------------------------------------------------------------
 
+    @_collects
     def confusion(
         self,
         actual: str = "actual",
@@ -375,6 +399,7 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    @_collects
     def rates(
         self,
         actual: str = "actual",
@@ -458,6 +483,7 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    @_collects
     def confusion_matrix(
         self,
         actual: str = "actual",
@@ -481,6 +507,7 @@ class IREvalNamespace(Generic[FrameT]):
         result = _classify.confusion_matrix(to_lazy(self._frame, "predictions"), actual, predicted, as_by(by))
         return self._finish(result)
 
+    @_collects
     def roc(
         self,
         actual: str = "actual",
@@ -574,6 +601,7 @@ class IREvalNamespace(Generic[FrameT]):
             )
         return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
 
+    @_collects
     def det_curve(
         self,
         actual: str = "actual",
@@ -604,6 +632,7 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    @_collects
     def scores(
         self,
         actual: str = "actual",

@@ -19,6 +19,7 @@ closest known names.
 from __future__ import annotations
 
 import difflib
+import functools
 import numbers
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -158,10 +159,17 @@ class Measure:
 
     def expr(self, **columns: str) -> pl.Expr:
         """The polars aggregation expression for this measure, aliased to its name."""
-        return self.spec.build(columns, self.cutoff, **self.kwargs).alias(self.name)
+        return _built(self, tuple(columns.items()))
 
     def __str__(self) -> str:
         return self._name
+
+
+@functools.lru_cache(maxsize=4096)
+def _built(m: Measure, columns: tuple[tuple[str, str], ...]) -> pl.Expr:
+    """A measure's expression, built once per measure and column names: building is pure Python
+    and costs more than a small evaluation itself (expressions are immutable, so sharing is safe)."""
+    return m.spec.build(dict(columns), m.cutoff, **m.kwargs).alias(m.name)
 
 
 MAX_CUTOFF = 2**63 - 1  # trec_eval's cutoffs are C longs
@@ -186,6 +194,7 @@ def register(spec: MeasureSpec) -> MeasureSpec:
             raise ValueError(f"measure name {key!r} is taken by {previous.name}")
         table[key.lower()] = spec
     _SPECS[f"{spec.kind}:{spec.name}"] = spec
+    _forget()
     return spec
 
 
@@ -196,6 +205,7 @@ def register_group(kind: Kind, name: str, members: Iterable[str]) -> None:
     """Make ``name`` (case-insensitive) stand for the measures ``members`` name, in that order
     (trec_eval's ``all_trec``, ``official``, ``set``)."""
     _GROUPS[(kind, name.lower())] = tuple(members)
+    _forget()
 
 
 def groups(kind: Kind = "ranking") -> dict[str, tuple[str, ...]]:
@@ -211,6 +221,7 @@ def register_shorthand(kind: Kind, pattern: str, shorthand: Shorthand) -> None:
     pairs makes the name stand for several measures.
     """
     _SHORTHANDS.append((kind, re.compile(pattern, re.IGNORECASE), shorthand))
+    _forget()
 
 
 def specs(kind: Kind | None = None) -> list[MeasureSpec]:
@@ -330,6 +341,21 @@ def parse_measures(text: str, kind: Kind = "ranking") -> list[Measure]:
     Examples: ``"nDCG@10"``, ``"AP(rel=2)"``, ``"map_cut.5,10"``, ``"P_5"``, ``"F2"``; a group
     name (``"all_trec"``, ``"official"``, ``"set"``) gives each of its measures.
     """
+    return list(_parsed(text, kind))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str, kind: Kind) -> tuple[Measure, ...]:
+    """:func:`parse_measures`, remembered (measures are immutable); registering forgets it."""
+    return tuple(_parse(text, kind))
+
+
+def _forget() -> None:
+    _parsed.cache_clear()
+    _built.cache_clear()
+
+
+def _parse(text: str, kind: Kind) -> list[Measure]:
     original = text
     text = text.strip()
     group = _GROUPS.get((kind, text.lower()))

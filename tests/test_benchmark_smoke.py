@@ -93,4 +93,4 @@ def test_compare_times_two_revisions_in_turn(tmp_path: Path) -> None:
     timings = compare.compare(["HEAD", "HEAD~1"], "frame_eval", tmp_path / "data", rounds=2)
     assert list(timings) == ["HEAD", "HEAD~1"]
     for runs in timings.values():
-        assert len(runs) == 2 and all(seconds > 0 and peak > 0 for seconds, peak in runs)
+        assert len(runs) == 2 and all(seconds > 0 and cpu > 0 and peak > 0 for seconds, cpu, peak in runs)

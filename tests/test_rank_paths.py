@@ -6,6 +6,10 @@ rank only for queries that fail one of two exact checks: a tie (the rank sum is
 short of n (n + 1) / 2) or a hash shared with another query. These tests drive
 each branch: distinct scores (no query recomputed), ties in some queries only,
 and hashes forced to collide (every query, or pairs of them, in one window).
+An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``);
+every test here runs both ways. evaluate() also sorts its frame by rank once, so
+measures add their terms as the rows come; the public expressions, on a frame in
+any order, give the same bits.
 """
 
 from __future__ import annotations
@@ -16,10 +20,16 @@ import pytest
 from test_pytrec_eval_parity import TREC_MEASURES, assert_same, pytrec_values, random_case
 
 import frame_eval as fe
-from frame_eval import judged
+from frame_eval import _checks, judged
 
 PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
 NAMES = [name for _, name in PAIRS]
+
+
+@pytest.fixture(autouse=True, params=["small eager path", "score-rank path"])
+def ranking_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.param == "score-rank path":
+        monkeypatch.setattr(_checks, "SMALL_ROWS", 0)
 
 
 def distinct_scores(run: pl.DataFrame, seed: int) -> pl.DataFrame:
@@ -134,3 +144,20 @@ def test_a_tie_hidden_by_a_shared_window_is_caught(monkeypatch: pytest.MonkeyPat
     got = run.ireval.evaluate(qrels, ["AP", "RR", "P@3"], shape="wide").row(0, named=True)
     assert got == {"query_id": "A", "AP": 0.25, "RR": 0.25, "P@3": 0.0}
     assert_matches_pytrec(run, qrels)
+
+
+ORDER_SENSITIVE = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp)@10", "DCG@5", "CG@4", "RR", "P@5", "R@10"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_expressions_on_shuffled_frames_equal_evaluate(seed: int) -> None:
+    """The public expressions sort their terms per group; evaluate() adds them in the order
+    of its rank-sorted frame: the same bits."""
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2), near_ties=True)
+    measures = fe.registry.resolve(ORDER_SENSITIVE)
+    shuffled = run.ireval.judge(qrels).sample(fraction=1.0, shuffle=True, seed=seed)
+    by_expressions = (
+        shuffled.group_by("query_id").agg(m.expr().cast(pl.Float64) for m in measures).sort("query_id")
+    )
+    wide = run.ireval.evaluate(qrels, ORDER_SENSITIVE, shape="wide")
+    assert by_expressions.equals(wide.select(by_expressions.columns))

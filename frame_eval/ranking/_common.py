@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 import polars.selectors as cs
 
+from frame_eval._float import ordered_sum
 from frame_eval.registry import MeasureSpec, Param, register
 
 RANK = "rank"
@@ -43,6 +44,9 @@ _GAIN = Param("gain", str, "linear", ("linear", "exp"), "gain of a judgement g: 
 _BASE = Param("base", float, 2.0, doc="logarithm base of the rank discount", check=_check_base)
 _RANKS = 2**32 - 1  # ranks are UInt32: a larger cutoff keeps every rank
 GUARD = "guard"  # a ``columns`` key: check that the judged frame's columns exist (public functions)
+# a ``columns`` key: each group's rows come in rank order, unranked rows last (evaluate sorts
+# the frame once), so a builder may add terms as the rows come instead of sorting per group
+ORDERED = "ordered"
 
 
 def _judged_column(name: str, role: str) -> pl.Expr:
@@ -66,6 +70,21 @@ def _columns(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr]:
     if columns.get(GUARD):
         return _judged_column(rank, "rank"), _judged_column(relevance, "relevance")
     return pl.col(rank), pl.col(relevance)
+
+
+def _in_rank_order(columns: Mapping[str, str]) -> bool:
+    return bool(columns.get(ORDERED))
+
+
+def _rank_ordered_sum(terms: pl.Expr, keep: pl.Expr, rank: pl.Expr, columns: Mapping[str, str]) -> pl.Expr:
+    """The ``terms`` where ``keep`` holds, added one by one in rank order (0.0 when none).
+
+    On rows already in rank order the other rows add ``0.0`` instead of being filtered out:
+    the same bits (the kept terms are not ``-0.0``), without a sort per group.
+    """
+    if _in_rank_order(columns):
+        return ordered_sum(pl.when(keep).then(terms).otherwise(pl.lit(0.0, pl.Float64)))
+    return ordered_sum(terms.filter(keep), rank.filter(keep))
 
 
 def _relevant(relevance: pl.Expr, rel: int) -> pl.Expr:

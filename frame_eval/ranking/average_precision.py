@@ -44,6 +44,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_rank_order,
     _reads_relevant,
     _relevant,
     _safe_ratio,
@@ -59,13 +60,18 @@ def _build_ap(
 ) -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & _within(rank, k)).sort()
-    # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
-    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
-    precisions = found.cast(pl.Float64) / hit_ranks.cast(pl.Float64)
+    hit = is_rel & _within(rank, k)
     divisor = is_rel.sum()
     if denominator == "min_kR" and k is not None:
         divisor = pl.min_horizontal(divisor, pl.lit(k, pl.Int64))
+    # the i-th relevant document found, at rank r, adds precision i / r; added in rank order
+    if interpolation == "none" and _in_rank_order(columns):  # rows in rank order: count hits as they come
+        found_so_far = hit.cum_sum().cast(pl.Float64)
+        terms = pl.when(hit).then(found_so_far / rank.cast(pl.Float64)).otherwise(pl.lit(0.0, pl.Float64))
+        return _safe_ratio(ordered_sum(terms), divisor)
+    hit_ranks = rank.filter(hit).sort()
+    found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
+    precisions = found.cast(pl.Float64) / hit_ranks.cast(pl.Float64)
     if interpolation == "11pt":
         return _eleven_points(precisions, found, divisor)
     if interpolation == "all":  # the precision envelope: the best at this recall or beyond

@@ -46,6 +46,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _rank_ordered_sum,
     _reads_gains,
     _safe_ratio,
     _spec,
@@ -143,7 +144,7 @@ def _build_ndcg(
     # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
     scoring = _within(rank, k) & (g > 0)
     terms = g / _discount(rank.fill_null(0), base, discount)
-    dcg = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    dcg = _rank_ordered_sum(terms, scoring, rank, columns)
     if ideal == "retrieved":
         # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
         highest = relevance.filter(rank.is_not_null()).max().fill_null(0)
@@ -234,7 +235,7 @@ def _build_dcg(
 ) -> pl.Expr:
     g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
     terms = g / _discount(rank.fill_null(0), base, discount)
-    total = ordered_sum(terms.filter(scoring), rank.filter(scoring))
+    total = _rank_ordered_sum(terms, scoring, rank, columns)
     if gain == "exp" and not gains:
         top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
         total = total * pl.lit(2.0).pow(top)
