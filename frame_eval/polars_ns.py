@@ -268,6 +268,7 @@ class IREvalNamespace(Generic[FrameT]):
         *,
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
+        weight: str | None = None,
     ) -> FrameT:
         """Confusion counts of predicted labels, per group.
 
@@ -288,6 +289,12 @@ class IREvalNamespace(Generic[FrameT]):
             one-vs-rest rows for string and categorical labels. ``None``:
             one-vs-rest rows for any labels. A group's classes are the labels
             in its actual or predicted column.
+        weight
+            A column of sample weights (scikit-learn's ``sample_weight``):
+            each count becomes the sum of its rows' weights, Float64, added in
+            a fixed order (the same bits in any row order). Weights must be
+            finite numbers >= 0; a null, NaN, infinite or negative one is an
+            error naming its row (at collect time for lazy frames).
 
         Examples
         --------
@@ -298,7 +305,8 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 1, 0, 1, 2, 2, 2, 1, 3, 4), ('b', 2, 1, 0, 1, 2, 2, 3, 1, 4)]
         """
         result = _classify.confusion(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive,
+            weight=weight,
         )
         return self._finish(result)
 
@@ -316,6 +324,7 @@ class IREvalNamespace(Generic[FrameT]):
         score: str | None = None,
         thresholds: Sequence[float] | int | None = None,
         inclusive: bool = True,
+        weight: str | None = None,
     ) -> FrameT:
         """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
 
@@ -355,7 +364,7 @@ class IREvalNamespace(Generic[FrameT]):
             thresholds in [0, 1]: ``11`` gives 0, 0.1, ..., 1). Returns
             ``[*by, threshold, metric, value]`` (or wide), every count and rate
             at each threshold; ``predicted`` is not read.
-        actual, predicted, by, positive
+        actual, predicted, by, positive, weight
             As in :meth:`confusion`.
 
         Examples
@@ -376,12 +385,12 @@ class IREvalNamespace(Generic[FrameT]):
             result = _classify.threshold_rates(
                 to_lazy(self._frame, "predictions"), actual, score, as_by(by), thresholds=thresholds,
                 inclusive=inclusive, metrics=metrics, positive=positive, zero_division=zero_division,
-                shape=shape,
+                shape=shape, weight=weight,
             )
             return self._finish(result)
         result = _classify.rates(
             to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
-            positive=positive, average=average, zero_division=zero_division, shape=shape,
+            positive=positive, average=average, zero_division=zero_division, shape=shape, weight=weight,
         )
         return self._finish(result)
 
@@ -391,12 +400,14 @@ class IREvalNamespace(Generic[FrameT]):
         predicted: str = "predicted",
         *,
         by: str | Sequence[str] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The K x K confusion matrix of each group, tidy long: ``[*by, actual, predicted, count]``.
 
         Every (actual, predicted) pair of the group's classes has a row, zero
         counts included, sorted by actual then predicted label (as rows and
-        columns of scikit-learn's ``confusion_matrix``). Parameters as in :meth:`confusion`.
+        columns of scikit-learn's ``confusion_matrix``); with ``weight``, each
+        count is the sum of its rows' weights (Float64). Parameters as in :meth:`confusion`.
 
         Examples
         --------
@@ -405,7 +416,9 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.confusion_matrix("label", "pred").rows()
         [('a', 'a', 1), ('a', 'b', 1), ('b', 'a', 0), ('b', 'b', 1)]
         """
-        result = _classify.confusion_matrix(to_lazy(self._frame, "predictions"), actual, predicted, as_by(by))
+        result = _classify.confusion_matrix(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), weight=weight
+        )
         return self._finish(result)
 
     def roc(
@@ -416,6 +429,7 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The ROC curve of each group: one row per distinct score, ready to plot ``fpr`` against ``tpr``.
 
@@ -442,6 +456,10 @@ class IREvalNamespace(Generic[FrameT]):
         score_range
             ``(low, high)``: scores outside it raise an error (at collect time
             for lazy frames), e.g. ``(0, 1)`` for probabilities.
+        weight
+            Sample weights as in :meth:`confusion`: the counts are sums of
+            weights (Float64); rows of weight 0 are left out, as in
+            scikit-learn's curves, so a score only they hold is no point.
         actual, by
             As in :meth:`confusion`.
 
@@ -454,7 +472,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.curve(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
-            score_range=score_range,
+            score_range=score_range, weight=weight,
         )
         return self._finish(result)
 
@@ -466,6 +484,7 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The precision-recall curve of each group: plot ``recall`` against ``precision``.
 
@@ -479,7 +498,7 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.pr_curve("label", "prob").select("threshold", "recall", "precision").rows()
         [(0.8, 0.5, 1.0), (0.4, 0.5, 0.5), (0.35, 1.0, 0.6666666666666666), (0.1, 1.0, 0.5)]
         """
-        return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
+        return self.roc(actual, score, by=by, positive=positive, score_range=score_range, weight=weight)
 
     def det_curve(
         self,
@@ -489,6 +508,7 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The detection error tradeoff (DET) curve of each group: plot ``fpr`` (FAR) against ``fnr`` (FRR).
 
@@ -507,7 +527,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.det_curve(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
-            score_range=score_range,
+            score_range=score_range, weight=weight,
         )
         return self._finish(result)
 
@@ -521,6 +541,7 @@ class IREvalNamespace(Generic[FrameT]):
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
         shape: _classify.Shape = "long",
+        weight: str | None = None,
     ) -> FrameT:
         """Score-based measures of each group, tidy long: ``[*by, (class,) metric, value]``.
 
@@ -550,8 +571,8 @@ class IREvalNamespace(Generic[FrameT]):
             measures; label-based rates raise an error naming ``rates()``.
         shape
             ``"long"`` or ``"wide"`` (one Float64 column per measure), as in :meth:`rates`.
-        actual, score, by, positive, score_range
-            As in :meth:`roc`.
+        actual, score, by, positive, score_range, weight
+            As in :meth:`roc` (log-loss and Brier do not take ``weight`` yet).
 
         Examples
         --------
@@ -562,7 +583,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.scores(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
-            positive=positive, score_range=score_range, shape=shape,
+            positive=positive, score_range=score_range, shape=shape, weight=weight,
         )
         return self._finish(result)
 

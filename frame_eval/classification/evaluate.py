@@ -30,6 +30,7 @@ from frame_eval import _checks
 from frame_eval._tidy import to_long
 from frame_eval.classification.counts import (
     AUTO,
+    CHECKED_WEIGHT,
     COUNT_NAMES,
     Average,
     Counts,
@@ -38,6 +39,8 @@ from frame_eval.classification.counts import (
     check_zero_division,
     fill_undefined,
     ratio,
+    tally,
+    weight_total,
 )
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
@@ -53,6 +56,7 @@ Shape = Literal["long", "wide"]
 
 _ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
 _POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
+_WEIGHT = CHECKED_WEIGHT
 SCORE_DEFAULTS: Final = SCORE_MEASURES
 
 
@@ -180,10 +184,42 @@ def _check_range(score_range: Any) -> tuple[float, float] | None:
     return low, high
 
 
+def weight_problems(frame: pl.LazyFrame, weight: str | None) -> list[Any]:
+    """Check a sample-weight column: numeric now (``TypeError``), values when collected.
+
+    A weight that is null, NaN, infinite or negative is one ``ValueError``
+    naming the column, how many rows, the first (0-based) and its value.
+    """
+    if weight is None:
+        return []
+    if not isinstance(weight, str):
+        raise TypeError(f"weight must be the name of a column of sample weights, got {weight!r}")
+    schema = frame.collect_schema()
+    _checks.require_columns(
+        schema, [weight], FRAME, "pass weight= with the name of your sample-weight column"
+    )
+    if not schema[weight].is_numeric():
+        raise TypeError(
+            f"{FRAME} column {weight!r} must hold sample weights (numbers >= 0), got {schema[weight]}; "
+            f"cast it, e.g. pl.col({weight!r}).cast(pl.Float64)"
+        )
+    w = pl.col(weight).cast(pl.Float64)
+    bad = w.is_null() | w.is_nan() | w.is_infinite() | (w < 0)
+    return [_checks.value_problem(
+        frame, bad, f"null, NaN, infinite or negative values in {FRAME} column {weight!r}",
+        "sample weights must be finite numbers >= 0: drop or fix those rows", value=weight,
+    )]
+
+
+def _weight_column(weight: str | None) -> list[pl.Expr]:
+    return [] if weight is None else [pl.col(weight).cast(pl.Float64).alias(_WEIGHT)]
+
+
 def _labels(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str]
-) -> tuple[pl.LazyFrame, pl.DataType, list[pl.LazyFrame]]:
-    """Checked labels as ``[*by, <actual>, <predicted>]`` in one dtype, and the null problems."""
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str], weight: str | None = None
+) -> tuple[pl.LazyFrame, pl.DataType, list[Any]]:
+    """Checked labels as ``[*by, <actual>, <predicted>(, <weight>)]`` in one dtype, and the data problems."""
+    problems = weight_problems(frame, weight)
     schema = frame.collect_schema()
     _checks.require_columns(
         schema, _unique([*by, actual, predicted]), FRAME,
@@ -191,9 +227,10 @@ def _labels(
     )
     dtype = _common_label_dtype(schema, actual, predicted)
     labels = frame.select(
-        *by, pl.col(actual).cast(dtype).alias(_ACTUAL), pl.col(predicted).cast(dtype).alias(_PREDICTED)
+        *by, pl.col(actual).cast(dtype).alias(_ACTUAL), pl.col(predicted).cast(dtype).alias(_PREDICTED),
+        *_weight_column(weight),
     )
-    return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME)
+    return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME) + problems
 
 
 def _check_shape(shape: Any) -> None:
@@ -223,19 +260,33 @@ def _per_group(frame: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr])
 
 # -- counts --------------------------------------------------------------------------------------
 
+def _weighted(labels: pl.LazyFrame) -> str | None:
+    return _WEIGHT if _WEIGHT in labels.collect_schema() else None
+
+
 def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
-    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group."""
-    c = binary_counts(_ACTUAL, _PREDICTED, positive)
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64)."""
+    c = binary_counts(_ACTUAL, _PREDICTED, positive, _weighted(labels))
     return _per_group(labels, by, [getattr(c, name).alias(name) for name in COUNT_NAMES])
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
-    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group."""
+    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group.
+
+    Weighted (a weight column in ``labels``): each cell is the sum of its weights, the cells are added
+    in label order, so every count has the same bits in any row order.
+    """
     by = list(by)
     keys = [*by, CLASS]
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("_n"))
-    support = cells.group_by([*by, _ACTUAL]).agg(pl.col("_n").sum().alias("p")).rename({_ACTUAL: CLASS})
-    said = cells.group_by([*by, _PREDICTED]).agg(pl.col("_n").sum().alias("pp")).rename({_PREDICTED: CLASS})
+    weight = _weighted(labels)
+    cell_count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(weight))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n"))
+
+    def added(order: str) -> pl.Expr:  # counts exactly; weighted cells one by one in label order
+        return pl.col("_n").sort_by(order).cum_sum().last()
+
+    support = cells.group_by([*by, _ACTUAL]).agg(added(_PREDICTED).alias("p")).rename({_ACTUAL: CLASS})
+    said = cells.group_by([*by, _PREDICTED]).agg(added(_ACTUAL).alias("pp")).rename({_PREDICTED: CLASS})
     hits = cells.filter(pl.col(_ACTUAL) == pl.col(_PREDICTED)).select(
         *by, pl.col(_ACTUAL).alias(CLASS), pl.col("_n").alias("tp")
     )
@@ -243,11 +294,12 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     counts = classes
     for part in (hits, support, said):
         counts = counts.join(part, on=keys, how="left", nulls_equal=True)
+    total = pl.col("_n").sort_by([_ACTUAL, _PREDICTED]).cum_sum().last().alias("total")
     if by:
-        totals = cells.group_by(by).agg(pl.col("_n").sum().alias("total"))
+        totals = cells.group_by(by).agg(total)
         counts = counts.join(totals, on=by, how="left", nulls_equal=True)
     else:
-        counts = counts.join(cells.select(pl.col("_n").sum().alias("total")), how="cross")
+        counts = counts.join(cells.select(total), how="cross")
     counts = counts.with_columns(pl.col("tp", "p", "pp").fill_null(0))
     c = Counts(pl.col("tp"), pl.col("pp") - pl.col("tp"), pl.col("p") - pl.col("tp"),
                pl.col("total") - pl.col("p") - pl.col("pp") + pl.col("tp"))
@@ -255,11 +307,20 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
 
 
 def confusion(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, positive: Any = AUTO
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
-    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``."""
+    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``.
+
+    With ``weight``, sums of sample weights (Float64) instead of row counts.
+    """
     _check_by(by, [CLASS, *COUNT_NAMES, "_n"])
-    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     label, binary_only = resolve_positive(dtype, positive, actual)
     if binary_only:
         problems += _not_binary_problems(
@@ -283,6 +344,7 @@ def rates(
     average: Average | None = None,
     zero_division: float | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long.
 
@@ -302,7 +364,7 @@ def rates(
     if average is not None and positive is not AUTO and positive is not None:
         raise ValueError("pass either positive= (binary) or average= (multi-class averages), not both")
     _check_by(by, [CLASS, "metric", "value", *COUNT_NAMES, "_n"])
-    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     if average is not None:
         keys = list(by)
@@ -373,6 +435,7 @@ def threshold_rates(
     zero_division: float | None = None,
     score_range: tuple[float, float] | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """``[*by, threshold, metric, value]``: counts and rates with ``score >= t`` (``> t`` when not
     ``inclusive``) predicted positive, at each threshold ``t``.
@@ -393,14 +456,15 @@ def threshold_rates(
         if m.spec.name not in RATES:
             raise ValueError(f"{m.name} is not a count or rate at a threshold: use .ireval.scores()")
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES]
+        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES],
+        weight=weight,
     )
-    pos, s = pl.col(_POSITIVE), pl.col(_SCORE)
-    counts = [pl.len().cast(pl.Int64).alias("_n"), pos.sum().cast(pl.Int64).alias("_P")]
+    pos, s, w = pl.col(_POSITIVE), pl.col(_SCORE), None if weight is None else _WEIGHT
+    rows = pl.len().cast(pl.Int64) if w is None else weight_total(pl.col(w))
+    counts = [rows.alias("_n"), tally(pos, w).alias("_P")]
     for i, t in enumerate(values):
         said = s >= t if inclusive else s > t
-        counts += [(pos & said).sum().cast(pl.Int64).alias(f"_tp{i}"),
-                   (~pos & said).sum().cast(pl.Int64).alias(f"_fp{i}")]
+        counts += [tally(pos & said, w).alias(f"_tp{i}"), tally(~pos & said, w).alias(f"_fp{i}")]
     per_group = (scored.group_by(keys).agg(counts) if keys else scored.select(counts)).cache()
     parts = []
     for i, t in enumerate(values):
@@ -420,13 +484,17 @@ def threshold_rates(
 # -- confusion matrix ----------------------------------------------------------------------------
 
 def confusion_matrix(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = ()
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, weight: str | None = None
 ) -> pl.LazyFrame:
-    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included."""
+    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included.
+
+    With ``weight``, each cell is the sum of its rows' sample weights (Float64).
+    """
     _check_by(by, ["actual", "predicted", "count", CLASS])
-    labels, _, problems = _labels(frame, actual, predicted, by)
+    labels, _, problems = _labels(frame, actual, predicted, by, weight)
     by = list(by)
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("count"))
+    count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(_WEIGHT))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
     cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()
@@ -447,21 +515,22 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     predicted positive at threshold ``t`` when its score is ``>= t``.
     """
     keys = list(keys)
+    weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
+    if weight is not None:  # as scikit-learn, rows of weight 0 are no point of the curve
+        scored = scored.filter(pl.col(weight) != 0)
+    positive = pl.col(_POSITIVE)
     points = scored.group_by([*keys, _SCORE]).agg(
-        pl.col(_POSITIVE).sum().cast(pl.Int64).alias("_pos"), pl.len().cast(pl.Int64).alias("_n")
+        tally(positive, weight).alias("_pos"), tally(~positive, weight).alias("_neg")
     )
     points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
 
     def per_group(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
 
-    negative = pl.col("_n") - pl.col("_pos")
+    # running sums from the highest threshold, one point after another (weighted: the same bits always)
     points = points.with_columns(
-        per_group(pl.col("_pos").cum_sum()).alias("tp"),
-        per_group(negative.cum_sum()).alias("fp"),
-        per_group(pl.col("_pos").sum()).alias("_P"),
-        per_group(negative.sum()).alias("_N"),
-    )
+        per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
+    ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
@@ -485,7 +554,8 @@ def _scored(
     positive: Any,
     score_range: tuple[float, float] | None,
     reserved: Sequence[str],
-) -> tuple[pl.LazyFrame, list[str], list[pl.LazyFrame]]:
+    weight: str | None = None,
+) -> tuple[pl.LazyFrame, list[str], list[Any]]:
     """Checked ``[*keys, <is positive>, <score>]`` rows for curves and score measures.
 
     ``score`` is one score column (binary, positive as in :func:`confusion`)
@@ -514,6 +584,7 @@ def _scored(
         _checks.require_numeric(schema, c, FRAME)
     problems = _checks.null_problems(frame, _unique([*by, actual, *score_columns]), FRAME)
     problems += _range_problems(frame, score_columns, score_range)
+    problems += weight_problems(frame, weight)
     by = list(by)
     if isinstance(score, Mapping):
         if positive is not AUTO:
@@ -529,6 +600,7 @@ def _scored(
                     pl.lit(label).cast(dtype).alias(CLASS),
                     (pl.col(actual) == label).alias(_POSITIVE),
                     pl.col(column).cast(pl.Float64).alias(_SCORE),
+                    *_weight_column(weight),
                 )
             )
         return pl.concat(parts), [*by, CLASS], problems
@@ -543,7 +615,8 @@ def _scored(
             frame, [actual], "pass positive=<label> to choose the positive class"
         )
     scored = frame.select(
-        *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE)
+        *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE),
+        *_weight_column(weight),
     )
     return scored, by, problems
 
@@ -556,6 +629,7 @@ def curve(
     *,
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
 
@@ -564,7 +638,8 @@ def curve(
     per class, with a ``class`` column.
     """
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
     )
     return _checks.attach(curve_points(scored, keys), problems)
 
@@ -581,6 +656,7 @@ def det_curve(
     *,
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr]``, threshold ascending.
 
@@ -591,7 +667,8 @@ def det_curve(
     has no rows (scikit-learn raises there).
     """
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
     )
     points = curve_points(scored, keys)
 
@@ -621,6 +698,7 @@ def scores(
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
 
@@ -638,13 +716,24 @@ def scores(
             )
     if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
+    if weight is not None:
+        unweighted = [m.name for m in ms if m.spec in PROBABILITY_SPECS]
+        if unweighted:
+            raise ValueError(f"{unweighted[0]} does not take weight= yet; leave out weight= for it")
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"]
+        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
+        weight=weight,
     )
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
-    fused = {k: m for k, m in zip(names, ms, strict=True) if m.spec.name in SCORE_MEASURES and not m.kwargs}
+    # weighted areas come from the expressions (one sort of (score, label, weight) per group each)
+    fused = {
+        k: m for k, m in zip(names, ms, strict=True)
+        if m.spec.name in SCORE_MEASURES and not m.kwargs and weight is None
+    }
     others = {k: m for k, m in zip(names, ms, strict=True) if k not in fused}
-    columns = {"actual": _POSITIVE, "score": _SCORE, "positive": True}
+    columns = {
+        "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
+    }
     exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
     extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
     if fused:

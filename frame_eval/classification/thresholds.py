@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from frame_eval.classification.counts import ACTUAL, AUTO
-from frame_eval.classification.curves import SCORE, Points, _args, _expr, _spec, points
+from frame_eval.classification.curves import SCORE, Points, _expr, _points_of, _spec
 from frame_eval.registry import Param
 
 __all__ = ["best_threshold"]
@@ -44,9 +44,23 @@ def _criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
     return pl.lit(0, big) - (fp * fp * positives * positives + fn * fn * negatives * negatives), both
 
 
+def _weighted_criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
+    """As :func:`_criterion` for weighted counts (floats): the criterion's value, compared as a float."""
+    tp, fp, positives, negatives = pts.tp, pts.fp, pts.positives, pts.negatives
+    both = (positives > 0) & (negatives > 0)
+    if criterion == "accuracy":
+        return tp - fp, (positives + negatives) > 0
+    if criterion == "youden":
+        return tp / positives - fp / negatives, both
+    if criterion == "f1":
+        return 2.0 * tp / (tp + fp + positives), (positives > 0) | (negatives > 0)
+    fn = positives - tp
+    return -((fp / negatives) ** 2 + (fn / positives) ** 2), both
+
+
 def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str) -> pl.Expr:
-    pts = points(*_args(columns))
-    key, defined = _criterion(pts, criterion)
+    pts = _points_of(columns)
+    key, defined = (_weighted_criterion if columns.get("weight") else _criterion)(pts, criterion)
     return pl.when(defined).then(pts.threshold.filter(key == key.max()).max())
 
 
@@ -58,7 +72,12 @@ BEST_THRESHOLD = _spec(
 
 
 def best_threshold(
-    actual: str = ACTUAL, score: str = SCORE, *, criterion: Criterion = "youden", positive: Any = AUTO
+    actual: str = ACTUAL,
+    score: str = SCORE,
+    *,
+    criterion: Criterion = "youden",
+    positive: Any = AUTO,
+    weight: str | None = None,
 ) -> pl.Expr:
     """The score threshold (predict positive when ``score >= threshold``) that is best by ``criterion``.
 
@@ -74,8 +93,9 @@ def best_threshold(
     ----------
     criterion
         One of ``"youden"``, ``"accuracy"``, ``"f1"``, ``"closest_to_01"``.
-    actual, score, positive
-        As in :func:`roc_auc`.
+    actual, score, positive, weight
+        As in :func:`roc_auc`. With weights the counts are sums of weights
+        and the criterion is compared as a float (rounded), not exactly.
 
     Examples
     --------
@@ -85,4 +105,4 @@ def best_threshold(
     >>> df.select(C.best_threshold("y", "prob"), C.best_threshold("y", "prob", criterion="f1")).row(0)
     (0.8, 0.35)
     """
-    return _expr(BEST_THRESHOLD, actual, score, positive, criterion=criterion)
+    return _expr(BEST_THRESHOLD, actual, score, positive, weight, criterion=criterion)
