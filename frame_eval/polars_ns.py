@@ -542,6 +542,8 @@ class IREvalNamespace(Generic[FrameT]):
         score_range: tuple[float, float] | None = None,
         shape: _classify.Shape = "long",
         weight: str | None = None,
+        average: str | None = None,
+        multi_class: str = "ovr",
     ) -> FrameT:
         """Score-based measures of each group, tidy long: ``[*by, (class,) metric, value]``.
 
@@ -571,6 +573,17 @@ class IREvalNamespace(Generic[FrameT]):
             measures; label-based rates raise an error naming ``rates()``.
         shape
             ``"long"`` or ``"wide"`` (one Float64 column per measure), as in :meth:`rates`.
+        average, multi_class
+            Multi-class scores from ``score={class label: probability column}``:
+            ``average="macro"``, ``"weighted"`` or ``"micro"`` gives one value
+            per group (``[*by, metric, value]``) of ``ROC_AUC`` (one-vs-rest,
+            or one-vs-one with ``multi_class="ovo"``: macro and weighted only),
+            ``average_precision`` and ``top_k_accuracy(k=...)``, as
+            scikit-learn's ``roc_auc_score(multi_class=, average=)``,
+            ``average_precision_score`` and ``top_k_accuracy_score``. The
+            default metrics are ROC AUC and AP. For ROC AUC each row's
+            probabilities must lie in [0, 1] and add to 1 (NumPy's ``allclose``
+            tolerance). Without ``average``, a mapping gives one row per class.
         actual, score, by, positive, score_range, weight
             As in :meth:`roc` (log-loss and Brier do not take ``weight`` yet).
 
@@ -580,10 +593,16 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
         >>> preds.ireval.scores("label", "prob", metrics=["AUC", "AP"]).rows()
         [('ROC_AUC', 0.75), ('average_precision', 0.8333333333333333)]
+        >>> three = pl.DataFrame({"y": ["a", "b", "c", "a"], "pa": [0.6, 0.3, 0.2, 0.3],
+        ...                       "pb": [0.3, 0.4, 0.3, 0.3], "pc": [0.1, 0.3, 0.5, 0.4]})
+        >>> three.ireval.scores("y", {"a": "pa", "b": "pb", "c": "pc"}, average="macro",
+        ...                     metrics=["ROC_AUC", "top_k_accuracy(k=1)"]).rows()
+        [('ROC_AUC', 0.9583333333333334), ('top_k_accuracy(k=1)', 0.75)]
         """
         result = _classify.scores(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
-            positive=positive, score_range=score_range, shape=shape, weight=weight,
+            positive=positive, score_range=score_range, shape=shape, weight=weight, average=average,
+            multi_class=multi_class,
         )
         return self._finish(result)
 

@@ -21,7 +21,7 @@ warns there instead.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import polars as pl
@@ -73,53 +73,53 @@ def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = N
     times faster in a group than a cumulative sum over all rows sorted by score.
     With ``weight``, see :func:`weighted_points`.
     """
-    if weight is not None:
-        return weighted_points(actual, score, positive, weight)
-    is_pos = is_positive(actual, positive)
-    raw = pl.col(score).cast(pl.Float64)
-    keep = is_pos.is_not_null() & raw.is_not_nan()  # null and NaN scores give null: dropped
-    label, value = is_pos.filter(keep), raw.filter(keep)
-    thresholds = value.unique().sort(descending=True)
-
-    def at_least(side: pl.Expr) -> pl.Expr:
-        ordered = side.sort()
-        return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
-
-    positives = checked(label.sum().cast(pl.Int64), [actual], positive)  # every measure reads it
-    return Points(
-        threshold=thresholds,
-        tp=at_least(value.filter(label)),
-        fp=at_least(value.filter(~label)),
-        positives=positives,
-        negatives=label.len().cast(pl.Int64) - positives,
-    )
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    pts = points_from(is_positive(actual, positive), pl.col(score).cast(pl.Float64), w)
+    # every measure reads the positives: the label and weight checks go there
+    return replace(pts, positives=weighted(checked(pts.positives, [actual], positive), weight))
 
 
-def weighted_points(actual: str, score: str, positive: Any, weight: str) -> Points:
-    """The curve with sample weights: ``tp``, ``fp``, ``P``, ``N`` are sums of weights (Float64).
+def points_from(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None = None) -> Points:
+    """The curve of a Boolean ``label`` and a Float64 ``value`` vector (rows with a null label or a
+    null or NaN value are left out); see :func:`points`.
 
-    As scikit-learn's ``_binary_clf_curve``, rows of weight 0 are left out
-    (a score held only by them is no point). The rows are sorted by (score
-    descending, label, weight) and the weights of each side added one by one
-    in that order; a point takes the running sums at the end of its tied
-    scores. That order depends on the values only, so the sums have the same
-    bits for any row order.
+    With ``weight`` (a Float64 vector): ``tp``, ``fp``, ``P``, ``N`` are sums
+    of weights. As scikit-learn's ``_binary_clf_curve``, rows of weight 0 are
+    left out (a score held only by them is no point). The rows are sorted by
+    (score descending, label, weight) and the weights of each side added one
+    by one in that order; a point takes the running sums at the end of its
+    tied scores. That order depends on the values only, so the sums have the
+    same bits for any row order.
     """
-    is_pos = is_positive(actual, positive)
-    raw, w = pl.col(score).cast(pl.Float64), pl.col(weight).cast(pl.Float64)
-    keep = is_pos.is_not_null() & raw.is_not_nan() & w.is_not_null() & (w != 0)
-    label, value, w = is_pos.filter(keep), raw.filter(keep), w.filter(keep)
+    keep = label.is_not_null() & value.is_not_nan()  # null and NaN scores give null: dropped
+    if weight is None:
+        label, value = label.filter(keep), value.filter(keep)
+        thresholds = value.unique().sort(descending=True)
+
+        def at_least(side: pl.Expr) -> pl.Expr:
+            ordered = side.sort()
+            return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
+
+        positives = label.sum().cast(pl.Int64)
+        return Points(
+            threshold=thresholds,
+            tp=at_least(value.filter(label)),
+            fp=at_least(value.filter(~label)),
+            positives=positives,
+            negatives=label.len().cast(pl.Int64) - positives,
+        )
+    keep = keep & weight.is_not_null() & (weight != 0)
+    label, value, w = label.filter(keep), value.filter(keep), weight.filter(keep)
     order, descending = [value, label, w], [True, False, False]
     value, label, w = (x.sort_by(order, descending=descending) for x in (value, label, w))
     tp_run = pl.when(label).then(w).otherwise(0.0).cum_sum()
     fp_run = pl.when(label).then(0.0).otherwise(w).cum_sum()
     end = (value != value.shift(-1)).fill_null(True)
-    positives = weighted(checked(tp_run.last().fill_null(0.0), [actual], positive), weight)
     return Points(
         threshold=value.filter(end),
         tp=tp_run.filter(end),
         fp=fp_run.filter(end),
-        positives=positives,
+        positives=tp_run.last().fill_null(0.0),
         negatives=fp_run.last().fill_null(0.0),
     )
 
@@ -136,12 +136,7 @@ def _points_of(columns: Any) -> Points:
 
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
     if columns.get("weight") is not None:
-        # the trapezoids of the weighted curve, added one by one from the highest threshold
-        pts = _points_of(columns)
-        tp_before, fp_before = pts.tp.shift(1, fill_value=0.0), pts.fp.shift(1, fill_value=0.0)
-        twice_area = ordered_sum((pts.fp - fp_before) * (pts.tp + tp_before))
-        both = (pts.positives > 0) & (pts.negatives > 0)
-        return pl.when(both).then(twice_area / (2.0 * pts.positives * pts.negatives))
+        return weighted_roc_auc(_points_of(columns))
     actual, score, positive = _args(columns)
     is_pos = is_positive(actual, positive)
     raw = pl.col(score).cast(pl.Float64)
@@ -154,6 +149,14 @@ def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
     negatives = label.len().cast(pl.Int64) - positives
     twice_pairs = twice_rank_sum - positives * (positives + 1)
     return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
+
+
+def weighted_roc_auc(pts: Points) -> pl.Expr:
+    """ROC AUC of a weighted curve: its trapezoids added one by one from the highest threshold."""
+    tp_before, fp_before = pts.tp.shift(1, fill_value=0.0), pts.fp.shift(1, fill_value=0.0)
+    twice_area = ordered_sum((pts.fp - fp_before) * (pts.tp + tp_before))
+    both = (pts.positives > 0) & (pts.negatives > 0)
+    return pl.when(both).then(twice_area / (2.0 * pts.positives * pts.negatives))
 
 
 def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
@@ -216,7 +219,11 @@ def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives:
 
 
 def _area_of_points(name: str, columns: Any) -> pl.Expr:
-    pts = _points_of(columns)
+    return area_of(name, _points_of(columns))
+
+
+def area_of(name: str, pts: Points) -> pl.Expr:
+    """One group's area ``name`` (a key of :func:`point_terms`) from its curve."""
     tp_before, fp_before = pts.tp.shift(1, fill_value=0), pts.fp.shift(1, fill_value=0)
     terms = point_terms(pts.tp, pts.fp, tp_before, fp_before, pts.positives, pts.negatives)
     return area(name, terms, pts.positives, pts.negatives)

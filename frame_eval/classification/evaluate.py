@@ -43,6 +43,15 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.multiclass import (
+    CLASS_AVERAGES,
+    MULTI_CLASS,
+    TOP_K_ACCURACY,
+    _build_average_precision_multiclass,
+    _build_roc_auc_multiclass,
+    check_choice,
+    check_scores,
+)
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
 from frame_eval.registry import Measure, resolve
@@ -699,16 +708,34 @@ def scores(
     score_range: tuple[float, float] | None = None,
     shape: Shape = "long",
     weight: str | None = None,
+    average: str | None = None,
+    multi_class: str = "ovr",
 ) -> pl.LazyFrame:
     """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
+
+    With ``average`` (and ``score`` a mapping ``{class: column}``), one value per group of the
+    multi-class measures: see :func:`multiclass_scores`.
 
     ROC AUC, average precision, PR AUC and EER come from one sort of each
     group's scores (:mod:`frame_eval.classification.grouped_scores`); other score measures, such as
     ``best_threshold``, from their expressions.
     """
     _check_shape(shape)
+    if average is not None:
+        if positive is not AUTO:
+            raise ValueError("with average=, every class of score={class: column} is positive in turn; "
+                             "leave out positive=")
+        return multiclass_scores(
+            frame, actual, score, by, metrics=metrics, average=average, multi_class=multi_class,
+            weight=weight, shape=shape,
+        )
     ms = resolve(SCORE_DEFAULTS if metrics is None else metrics, "classification")
     for m in ms:
+        if m.spec is TOP_K_ACCURACY:
+            raise ValueError(
+                f"{m.name} is one value per group from every class's score column: pass "
+                f"score={{class: column, ...}} and average='macro' (any average gives the same value)"
+            )
         if m.spec.name in RATES:
             raise ValueError(
                 f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
@@ -751,3 +778,93 @@ def scores(
     if keys:
         wide = wide.sort(keys)
     return _checks.attach(_shaped(wide, keys, names, shape), problems)
+
+
+# -- multi-class scores ------------------------------------------------------------------------------
+
+MULTICLASS_DEFAULTS: Final = ("ROC_AUC", "average_precision")
+SUM_TOLERANCE: Final = (1e-8, 1e-5)  # NumPy's allclose: |1 - sum| <= 1e-8 + 1e-5 |sum|, scikit-learn's check
+
+
+def multiclass_scores(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: Any,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    average: str = "macro",
+    multi_class: str = "ovr",
+    weight: str | None = None,
+    shape: Shape = "long",
+) -> pl.LazyFrame:
+    """``[*by, metric, value]``: multi-class ROC AUC, average precision and top-k accuracy per group.
+
+    ``score`` maps each class label to its score column; the classes are its
+    keys (:mod:`frame_eval.classification.multiclass`). ROC AUC averages
+    one-vs-rest or one-vs-one (``multi_class``) with ``average`` ``"macro"``
+    or ``"weighted"`` (``"micro"``: one-vs-rest only), AP one-vs-rest with any
+    of the three, top-k accuracy ignores ``average``. Data checks (raised on
+    collect): nulls, a label that is no key of ``score``, bad weights, and for
+    ROC AUC probabilities outside [0, 1] or rows whose probabilities do not
+    add to 1 (NumPy's ``allclose`` tolerance, as scikit-learn checks).
+    """
+    check_choice("average", average, CLASS_AVERAGES)
+    check_choice("multi_class", multi_class, MULTI_CLASS)
+    if not isinstance(score, Mapping):
+        raise TypeError(
+            f"average= scores every class against the others from one score column per class: pass "
+            f"score={{class label: score column, ...}}, got {score!r}"
+        )
+    pairs = check_scores(score)
+    ms = resolve(MULTICLASS_DEFAULTS if metrics is None else metrics, "classification")
+    allowed = {"ROC_AUC", "average_precision", TOP_K_ACCURACY.name}
+    for m in ms:
+        if m.spec.name not in allowed:
+            raise ValueError(
+                f"{m.name} has no multi-class average here (ROC_AUC, average_precision and top_k_accuracy "
+                f"do); leave out average= for one value per class"
+            )
+    by = list(by)
+    _check_by(by, ["metric", "value", _WEIGHT])
+    columns = [c for _, c in pairs]
+    schema = frame.collect_schema()
+    _checks.require_columns(
+        schema, _unique([*by, actual, *columns]), FRAME, "pass actual=, score= or by= with your column names"
+    )
+    dtype = _require_labels(schema, actual)
+    for label, _ in pairs:
+        _check_label(dtype, label, actual, "score key")
+    for c in columns:
+        _checks.require_numeric(schema, c, FRAME)
+    problems: list[Any] = _checks.null_problems(frame, _unique([*by, actual, *columns]), FRAME)
+    problems += weight_problems(frame, weight)
+    keys = [label for label, _ in pairs]
+    problems.append(_checks.value_problem(
+        frame, ~pl.col(actual).is_in(keys), f"labels in {FRAME} column {actual!r} that are no key of score=",
+        "map every class to its score column, or drop those rows", value=actual,
+    ))
+    if any(m.spec.name == "ROC_AUC" for m in ms):
+        problems += _range_problems(frame, columns, (0.0, 1.0))
+        total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
+        atol, rtol = SUM_TOLERANCE
+        off = (1.0 - total).abs() > atol + rtol * total.abs()
+        problems.append(_checks.value_problem(
+            frame, off.fill_null(False),
+            f"rows whose probabilities in {FRAME} columns {', '.join(map(repr, columns))} do not add to 1",
+            "multi-class ROC AUC reads probabilities: normalise each row (divide by its sum)",
+        ))
+    work = frame.select(*by, actual, *_unique(columns), *_weight_column(weight))
+    inputs = {"actual": actual, "scores": dict(pairs), "weight": None if weight is None else _WEIGHT}
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    exprs = []
+    for k, m in zip(names, ms, strict=True):
+        if m.spec.name == "ROC_AUC":
+            e = _build_roc_auc_multiclass(inputs, None, multi_class=multi_class, average=average)
+        elif m.spec.name == "average_precision":
+            e = _build_average_precision_multiclass(inputs, None, average=average)
+        else:
+            e = m.spec.build(inputs, None, **m.kwargs)
+        exprs.append(e.cast(pl.Float64).alias(k))
+    wide = _per_group(work, by, exprs)
+    return _checks.attach(_shaped(wide, by, names, shape), problems)
