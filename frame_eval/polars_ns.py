@@ -421,6 +421,48 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    def classification_report(
+        self,
+        actual: str = "actual",
+        predicted: str = "predicted",
+        *,
+        by: str | Sequence[str] | None = None,
+        zero_division: float | None = None,
+        weight: str | None = None,
+    ) -> FrameT:
+        """scikit-learn's ``classification_report(output_dict=True)`` as a tidy frame, per group.
+
+        Returns ``[*by, class, precision, recall, f1-score, support]``: one row
+        per class of the group (its label as text, ``str(label)``, in label
+        order) with ``precision = TP / PP``, ``recall = TP / P``,
+        ``f1-score = 2 TP / (2 TP + FP + FN)``, ``support = P``; then
+        ``accuracy`` (correct rows / all rows in ``f1-score``, precision and
+        recall null, support the group's rows, as the printed report),
+        ``macro avg`` (plain means over classes) and ``weighted avg`` (means
+        weighted by support), both with the group's rows as support.
+        Undefined ratios are null and left out of the means, or
+        ``zero_division`` (``0`` gives scikit-learn's default numbers).
+
+        Parameters
+        ----------
+        zero_division
+            As in :meth:`rates`.
+        actual, predicted, by, weight
+            As in :meth:`confusion` (with ``weight``, support is a Float64 sum of weights).
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": ["a", "a", "b"], "pred": ["a", "b", "b"]})
+        >>> preds.ireval.classification_report("label", "pred").rows()[:2]
+        [('a', 1.0, 0.5, 0.6666666666666666, 2), ('b', 0.5, 1.0, 0.6666666666666666, 1)]
+        """
+        result = _classify.classification_report(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), zero_division=zero_division,
+            weight=weight,
+        )
+        return self._finish(result)
+
     def roc(
         self,
         actual: str = "actual",

@@ -53,7 +53,7 @@ from frame_eval.classification.multiclass import (
     check_scores,
 )
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
-from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
+from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, label_based, value, weighted_kappa
 from frame_eval.registry import Measure, resolve
 
 FRAME: Final = "predictions"
@@ -378,11 +378,21 @@ def rates(
     if average is not None:
         keys = list(by)
         counts = Counts.columns()
+        from_labels = {k for k, m in zip(names, ms, strict=True) if label_based(m, average)}
         wide = _per_group(
             class_count_frame(labels, by), by,
             [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
-             for k, m in zip(names, ms, strict=True)],
+             for k, m in zip(names, ms, strict=True) if k not in from_labels],
         )
+        if from_labels:  # weighted kappa reads the labels themselves
+            kappas = _per_group(labels, by, [
+                fill_undefined(weighted_kappa(_ACTUAL, _PREDICTED, m.kwargs["weights"], _weighted(labels)),
+                               zero_division).cast(pl.Float64).alias(k)
+                for k, m in zip(names, ms, strict=True) if k in from_labels
+            ])
+            wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
+                    else pl.concat([wide, kappas], how="horizontal"))
+            wide = wide.select(*keys, *names)
     else:
         label, binary_only = resolve_positive(dtype, positive, actual)
         if binary_only:
@@ -868,3 +878,63 @@ def multiclass_scores(
         exprs.append(e.cast(pl.Float64).alias(k))
     wide = _per_group(work, by, exprs)
     return _checks.attach(_shaped(wide, by, names, shape), problems)
+
+
+# -- classification report ------------------------------------------------------------------------
+
+REPORT_COLUMNS: Final = ("precision", "recall", "f1-score", "support")
+REPORT_ROWS: Final = ("accuracy", "macro avg", "weighted avg")
+
+
+def classification_report(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    zero_division: float | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """scikit-learn's ``classification_report(output_dict=True)`` as a frame, per group.
+
+    ``[*by, class, precision, recall, f1-score, support]``: one row per class
+    of the group (labels as text, in label order), then ``accuracy`` (its
+    value in ``f1-score``, precision and recall null, support the total, as
+    the printed report shows it), ``macro avg`` and ``weighted avg`` (support
+    the total). ``support`` is Int64, or Float64 with ``weight``.
+    """
+    zero_division = check_zero_division(zero_division)
+    by = list(by)
+    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
+    counts_frame = class_count_frame(labels, by)
+    c = Counts.columns()
+    # class labels as scikit-learn's report names them, str(label)
+    as_text = (pl.when(pl.col(CLASS)).then(pl.lit("True")).otherwise(pl.lit("False")) if dtype == pl.Boolean
+               else pl.col(CLASS).cast(pl.String)).alias(CLASS)
+    ms = {name: m for name, m in zip(("precision", "recall", "f1-score"),
+                                     resolve(["precision", "recall", "F1"], "classification"), strict=True)}
+    per_class = counts_frame.select(
+        *by, as_text,
+        *[fill_undefined(value(m, c), zero_division).cast(pl.Float64).alias(name) for name, m in ms.items()],
+        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"),
+    )
+    (accuracy,) = resolve(["accuracy"], "classification")
+    total = pl.col("total").first().alias("support")
+    parts = [per_class]
+    nothing, order = pl.lit(None, pl.Float64), pl.col(CLASS)
+    summary = [
+        (REPORT_ROWS[0], [nothing.alias("precision"), nothing.alias("recall"),
+                          averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score")]),
+        *[(row, [averaged(m, c, average, zero_division, order=order).cast(pl.Float64).alias(name)
+                 for name, m in ms.items()])
+          for row, average in ((REPORT_ROWS[1], "macro"), (REPORT_ROWS[2], "weighted"))],
+    ]
+    for i, (row, exprs) in enumerate(summary, start=1):
+        part = _per_group(counts_frame, by, [*exprs, total])
+        parts.append(
+            part.select(*by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"))
+        )
+    report = pl.concat(parts, how="vertical")
+    report = report.sort([*by, "_row"], maintain_order=True).drop("_row")
+    return _checks.attach(report, problems)

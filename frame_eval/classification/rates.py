@@ -31,6 +31,9 @@ from frame_eval.classification.counts import (
     parseable,
     ratio,
 )
+from frame_eval.classification.counts import (
+    weighted as weighted_value,
+)
 from frame_eval.registry import Measure, MeasureSpec, Param, measure, register, register_shorthand
 
 __all__ = [
@@ -177,8 +180,42 @@ def _kappa_of(rows: pl.Expr, agreed: pl.Expr, chance: pl.Expr) -> pl.Expr:
     return 1.0 - ratio((rows - agreed) * rows, rows * rows - chance)
 
 
-def _kappa(c: Counts) -> pl.Expr:
+def _kappa(c: Counts, *, weights: str = "none") -> pl.Expr:
+    # with two classes every disagreement weighs 1 (|0 - 1| = (0 - 1)^2), so the weights change nothing
     return _kappa_of(c.total, c.tp + c.tn, c.pp * c.p + c.pn * c.n)
+
+
+def weighted_kappa(actual: str, predicted: str, weights: str, weight: str | None = None) -> pl.Expr:
+    """Cohen's kappa of the group's K x K matrix with disagreement weights ``|i - j|`` (linear) or
+    ``(i - j)^2`` (quadratic), ``i``, ``j`` the positions of the two labels among the sorted classes.
+
+    ``kappa = 1 - sum_ij w_ij C_ij / sum_ij w_ij E_ij``, ``E_ij = r_i c_j / n`` (``r``, ``c`` the
+    actual and predicted counts per class): ``1 - n O / E'`` with ``O`` the weighted disagreement
+    of the rows and ``E' = sum_ij w_ij r_i c_j``, integers without sample weights, divided once.
+    """
+    keep = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
+    a, b = pl.col(actual).filter(keep), pl.col(predicted).filter(keep)
+    classes = a.append(b).unique().sort()
+    gap = (classes.search_sorted(a).cast(pl.Int64) - classes.search_sorted(b).cast(pl.Int64)).abs()
+    disagreement = gap if weights == "linear" else gap * gap
+    counts = class_counts(actual, predicted, weight)
+    exact = pl.Int128 if weight is None else pl.Float64
+    r, c = counts.p.cast(exact), counts.pp.cast(exact)
+    position = pl.int_range(0, classes.len(), dtype=pl.Int64).cast(exact)
+    rows = _sum(c)
+    if weight is None:
+        observed = _sum(disagreement.cast(exact))
+    else:
+        terms = disagreement.cast(pl.Float64) * pl.col(weight).cast(pl.Float64).filter(keep)
+        observed = _sum(terms.sort())
+    if weights == "linear":  # sum_j |i - j| c_j for every i, from running sums over j
+        below, below_pos = c.cum_sum(), (c * position).cum_sum()
+        spread = position * below - below_pos + (_sum(c * position) - below_pos) - position * (rows - below)
+    else:  # sum_j (i - j)^2 c_j = i^2 n - 2 i sum_j j c_j + sum_j j^2 c_j
+        first, second = _sum(c * position), _sum(c * position * position)
+        spread = position * position * rows - 2 * position * first + second
+    expected = _sum(r * spread)
+    return 1.0 - ratio(observed * rows, expected)
 
 
 def _multi_kappa(c: Counts) -> pl.Expr:
@@ -326,8 +363,16 @@ RATE_SPECS: Final = (
 )
 DEFAULT_RATES: Final = tuple(s.name if s is not F else "F1" for s in RATE_SPECS)
 # agreement beyond chance; not among the default rates
+KAPPA_WEIGHTS: Final = ("none", "linear", "quadratic")
 KAPPA = _spec("kappa", "Cohen's kappa: agreement of actual and predicted labels beyond chance", _kappa,
-              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score")
+              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score",
+              params=(Param("weights", str, "none", KAPPA_WEIGHTS,
+                            "disagreement weights: none, linear |i - j| or quadratic (i - j)^2"),))
+
+
+def label_based(m: Measure, average: str | None) -> bool:
+    """Whether ``m`` needs the label columns themselves, not one-vs-rest counts (weighted kappa)."""
+    return average is not None and m.spec is KAPPA and m.kwargs.get("weights", "none") != "none"
 
 
 def value(m: Measure, counts: Counts) -> pl.Expr:
@@ -397,7 +442,11 @@ def rate_expr(
     else:
         if positive is not AUTO:
             raise ValueError(f"pass either positive= (binary) or average= (multi-class), not both: {ms.name}")
-        result = averaged(ms, class_counts(actual, predicted, weight), average, zero_division)
+        if label_based(ms, average):
+            kappa = weighted_kappa(actual, predicted, ms.kwargs["weights"], weight)
+            result = fill_undefined(weighted_value(kappa, weight), zero_division)
+        else:
+            result = averaged(ms, class_counts(actual, predicted, weight), average, zero_division)
     return result.alias(ms.name)
 
 
@@ -1069,12 +1118,21 @@ def cohen_kappa(
     actual: str = ACTUAL,
     predicted: str = PREDICTED,
     *,
+    weights: str = "none",
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
     weight: str | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa (unweighted): ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score``.
+    """Cohen's kappa: ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score(weights=)``.
+
+    ``weights="linear"`` or ``"quadratic"`` weighs each disagreement by
+    ``|i - j|`` or ``(i - j)^2``, ``i`` and ``j`` the positions of the actual
+    and predicted labels among the group's sorted classes:
+    ``1 - sum w_ij C_ij / sum w_ij E_ij``, ``E`` the matrix expected by
+    chance (computed from integer sums and divided once). Ordinal labels
+    only make sense here (sorted order is the scale). With two classes the
+    weights change nothing.
 
     ``p_o`` is the share of rows whose labels agree, ``p_e`` the agreement
     expected by chance from the actual and predicted counts of each class.
@@ -1088,5 +1146,8 @@ def cohen_kappa(
     >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "c"]})
     >>> round(df.select(C.cohen_kappa("y", "yhat", average="macro")).item(), 6)
     0.636364
+    >>> df.select(C.cohen_kappa("y", "yhat", weights="quadratic", average="macro")).item()
+    0.8
     """
-    return rate_expr(KAPPA, actual, predicted, positive, average, zero_division, weight)
+    m = measure(KAPPA, kind="classification", weights=weights)
+    return rate_expr(m, actual, predicted, positive, average, zero_division, weight)
