@@ -463,6 +463,74 @@ class IREvalNamespace(Generic[FrameT]):
         )
         return self._finish(result)
 
+    def best_threshold(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        criterion: str = "youden",
+        min_specificity: float | None = None,
+        min_recall: float | None = None,
+        min_precision: float | None = None,
+        max_fpr: float | None = None,
+        weights: tuple[float, float] | None = None,
+        costs: tuple[float, float] | None = None,
+        prevalence: float | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
+    ) -> FrameT:
+        """The best score threshold of each group, with the counts and rates there.
+
+        Returns ``[*by, threshold, tp, fp, fn, tn, recall, specificity, FPR,
+        FNR, precision, accuracy]`` (a ``class`` column after ``by`` for a
+        score mapping): one row per group, the row's values null when no
+        threshold meets the constraints. A row is predicted positive when
+        ``score >= threshold``; the candidates are the group's distinct scores.
+
+        Parameters
+        ----------
+        criterion
+            What the threshold maximises: ``"youden"`` (TPR - FPR),
+            ``"accuracy"``, ``"f1"``, ``"closest_to_01"`` (nearest the ROC
+            corner), ``"recall"``, ``"precision"``, ``"specificity"``.
+        min_specificity, min_recall, min_precision, max_fpr
+            Constraints every candidate must meet (numbers in [0, 1]):
+            ``TN / N >= s``, ``TP / P >= r``, ``TP / (TP + FP) >= p``,
+            ``FP / N <= f``. E.g. the most sensitive threshold with
+            specificity at least 0.9: ``criterion="recall", min_specificity=0.9``.
+        weights
+            ``(w_sens, w_spec)``: maximise ``w_sens TPR + w_spec TNR``.
+        costs, prevalence
+            ``(c_fp, c_fn)``: minimise the expected cost
+            ``c_fp FPR (1 - prevalence) + c_fn FNR prevalence``; the default
+            prevalence is the group's own (``P / total``), which minimises
+            ``c_fp FP + c_fn FN``.
+        actual, score, by, positive, score_range, weight
+            As in :meth:`roc`.
+
+        Every comparison is exact (integer counts and the exact fractions of
+        the numbers given, in 128-bit integers; with ``weight``, on floats);
+        among equally good thresholds the highest wins. The expression
+        ``C.best_threshold`` gives the same threshold.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8, 0.9]})
+        >>> best = preds.ireval.best_threshold("label", "prob", criterion="recall", min_specificity=0.5)
+        >>> best.select("threshold", "tp", "fp", "recall", "specificity").rows()
+        [(0.35, 3, 1, 1.0, 0.5)]
+        """
+        result = _classify.best_threshold(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), criterion=criterion,
+            positive=positive, score_range=score_range, weight=weight, min_specificity=min_specificity,
+            min_recall=min_recall, min_precision=min_precision, max_fpr=max_fpr, weights=weights,
+            costs=costs, prevalence=prevalence,
+        )
+        return self._finish(result)
+
     def roc(
         self,
         actual: str = "actual",

@@ -54,7 +54,8 @@ from frame_eval.classification.multiclass import (
 )
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, label_based, value, weighted_kappa
-from frame_eval.registry import Measure, resolve
+from frame_eval.classification.thresholds import BEST_THRESHOLD, best_point
+from frame_eval.registry import Measure, measure, resolve
 
 FRAME: Final = "predictions"
 CLASS: Final = "class"
@@ -938,3 +939,47 @@ def classification_report(
     report = pl.concat(parts, how="vertical")
     report = report.sort([*by, "_row"], maintain_order=True).drop("_row")
     return _checks.attach(report, problems)
+
+
+# -- the best threshold with its counts ------------------------------------------------------------
+
+BEST_COLUMNS: Final = (
+    "threshold", "tp", "fp", "fn", "tn", "recall", "specificity", "FPR", "FNR", "precision", "accuracy"
+)
+
+
+def best_threshold(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    criterion: str = "youden",
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
+    **options: Any,
+) -> pl.LazyFrame:
+    """``[*by, (class,) threshold, tp, fp, fn, tn, recall, specificity, FPR, FNR, precision, accuracy]``:
+    the best threshold of each group (:func:`frame_eval.classification.thresholds.best_threshold`)
+    and the counts and rates there; null when no threshold qualifies."""
+    given = {k: v for k, v in options.items() if v is not None}
+    m = measure(BEST_THRESHOLD, kind="classification", criterion=criterion, **given)  # checks every value
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*BEST_COLUMNS, "_best", "_P", "_N"], weight=weight
+    )
+    columns = {
+        "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
+    }
+    kwargs = m.kwargs
+    point = best_point(columns, kwargs.pop("criterion"), kwargs).alias("_best")
+    best = (scored.group_by(keys).agg(point) if keys else scored.select(point)).unnest("_best")
+    tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
+    fn, tn = positives - tp, negatives - fp
+    result = best.select(
+        *keys, "threshold", tp, fp, fn.alias("fn"), tn.alias("tn"),
+        ratio(tp, positives).alias("recall"), ratio(tn, negatives).alias("specificity"),
+        ratio(fp, negatives).alias("FPR"), ratio(fn, positives).alias("FNR"),
+        ratio(tp, tp + fp).alias("precision"), ratio(tp + tn, positives + negatives).alias("accuracy"),
+    )
+    return _checks.attach(result.sort(keys) if keys else result, problems)
