@@ -622,10 +622,15 @@ class IREvalNamespace(Generic[FrameT]):
     ) -> FrameT:
         """The detection error tradeoff (DET) curve of each group: plot ``fpr`` (FAR) against ``fnr`` (FRR).
 
-        Returns ``[*by, threshold, fp, fn, fpr, fnr]``, threshold ascending:
-        scikit-learn's ``det_curve`` points exactly (from the last threshold
-        with no more false positives than the highest one, to the first that
-        finds every positive). A group with only one class has no rows.
+        Returns ``[*by, threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
+        threshold ascending: scikit-learn's ``det_curve`` points exactly (from
+        the last threshold with no more false positives than the highest one,
+        to the first that finds every positive). ``fpr_probit`` and
+        ``fnr_probit`` are the rates' standard normal deviates
+        ``Phi^-1(rate)``, the axes of a DET plot (``scipy.stats.norm.ppf``,
+        computed in polars without SciPy: Wichura's AS 241, within 1.1e-15
+        relative of ``scipy.special.ndtri``; a rate of 0 gives ``-inf``, 1
+        gives ``inf``). A group with only one class has no rows.
         Parameters as in :meth:`roc`.
 
         Examples

@@ -27,6 +27,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from frame_eval import _checks
+from frame_eval._normal import normal_deviate
 from frame_eval._tidy import to_long
 from frame_eval.classification.counts import (
     AUTO,
@@ -665,7 +666,7 @@ def curve(
 
 
 
-DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr")
+DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr", "fpr_probit", "fnr_probit")
 
 
 def det_curve(
@@ -678,13 +679,16 @@ def det_curve(
     score_range: tuple[float, float] | None = None,
     weight: str | None = None,
 ) -> pl.LazyFrame:
-    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr]``, threshold ascending.
+    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
+    threshold ascending.
 
     scikit-learn's ``det_curve`` points: the curve's points from the last one
     without more false positives than the first (highest) threshold to the
     first that finds every positive. ``fpr`` is the false acceptance rate
-    (FAR), ``fnr`` the false rejection rate (FRR). A group with only one class
-    has no rows (scikit-learn raises there).
+    (FAR), ``fnr`` the false rejection rate (FRR). ``fpr_probit`` and
+    ``fnr_probit`` are their standard normal deviates, the DET plot's axes
+    (:func:`frame_eval._normal.normal_deviate`; a rate of 0 gives ``-inf``).
+    A group with only one class has no rows (scikit-learn raises there).
     """
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
@@ -704,6 +708,8 @@ def det_curve(
     both_classes = (positives > 0) & (fp + tn > 0)
     det = points.filter(from_start & to_end & both_classes).select(
         *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
+    ).with_columns(
+        normal_deviate(pl.col("fpr")).alias("fpr_probit"), normal_deviate(pl.col("fnr")).alias("fnr_probit")
     )
     return _checks.attach(det.sort([*keys, "threshold"]), problems)
 
