@@ -510,8 +510,9 @@ class IREvalNamespace(Generic[FrameT]):
         actual, score, by, positive, score_range, weight
             As in :meth:`roc`.
 
-        Every comparison is exact (integer counts and the exact fractions of
-        the numbers given, in 128-bit integers; with ``weight``, on floats);
+        Every comparison is exact (integer counts and the numbers given read
+        as the decimals they are written as, ``0.9`` = 9/10, in 128-bit
+        integers; with ``weight``, on floats);
         among equally good thresholds the highest wins. The expression
         ``C.best_threshold`` gives the same threshold.
 

@@ -25,6 +25,10 @@ def scored(seed: int, n: int = 120) -> pl.DataFrame:
     return pl.DataFrame({"g": rng.integers(0, 3, n), "y": y, "s": s, "w": np.round(rng.random(n) * 2, 2)})
 
 
+def _decimal(x: float) -> Fraction:
+    return Fraction(repr(float(x)))  # the number as written: 0.9 is 9/10
+
+
 def _value(criterion: str, tp: int, fp: int, p: int, n: int, o: dict[str, Any]) -> Fraction | None:
     fn, tn = p - tp, n - fp
     f = Fraction
@@ -43,22 +47,22 @@ def _value(criterion: str, tp: int, fp: int, p: int, n: int, o: dict[str, Any]) 
     if criterion == "specificity":
         return f(tn, n) if n else None
     if criterion == "weighted":
-        ws, wt = (f(x) for x in o["weights"])
+        ws, wt = (_decimal(x) for x in o["weights"])
         return ws * f(tp, p) + wt * f(tn, n) if p and n else None
-    c_fp, c_fn = (f(x) for x in o["costs"])
+    c_fp, c_fn = (_decimal(x) for x in o["costs"])
     if o.get("prevalence") is None:
         return -(c_fp * fp + c_fn * fn)
-    pi = f(o["prevalence"])
+    pi = _decimal(o["prevalence"])
     return -(c_fp * (1 - pi) * f(fp, n) + c_fn * pi * f(fn, p)) if p and n else None
 
 
 def _allowed(tp: int, fp: int, p: int, n: int, o: dict[str, Any]) -> bool:
     f, tn = Fraction, n - fp
     checks = [
-        ("min_specificity", lambda b: n > 0 and f(tn, n) >= f(b)),
-        ("min_recall", lambda b: p > 0 and f(tp, p) >= f(b)),
-        ("min_precision", lambda b: tp + fp > 0 and f(tp, tp + fp) >= f(b)),
-        ("max_fpr", lambda b: n > 0 and f(fp, n) <= f(b)),
+        ("min_specificity", lambda b: n > 0 and f(tn, n) >= _decimal(b)),
+        ("min_recall", lambda b: p > 0 and f(tp, p) >= _decimal(b)),
+        ("min_precision", lambda b: tp + fp > 0 and f(tp, tp + fp) >= _decimal(b)),
+        ("max_fpr", lambda b: n > 0 and f(fp, n) <= _decimal(b)),
     ]
     return all(o.get(k) is None or ok(o[k]) for k, ok in checks)
 
@@ -143,6 +147,13 @@ def test_sample_weights_choose_the_best_weighted_value() -> None:
         row = got.filter(pl.col("g") == g).row(0, named=True)
         assert abs(row["recall"] - best) <= 1e-12
         assert row["threshold"] == max(t for v, t in candidates if abs(v - best) <= 1e-12)
+
+
+def test_a_bound_reads_as_written() -> None:
+    # specificity exactly 9/10 meets min_specificity=0.9 (the float 0.9 is slightly above 9/10)
+    df = pl.DataFrame({"y": [False] * 10 + [True] * 2, "s": [float(i) for i in range(10)] + [8.5, 20.0]})
+    best = df.ireval.best_threshold("y", "s", criterion="recall", min_specificity=0.9)
+    assert best.select("threshold", "specificity", "recall").row(0) == (8.5, 0.9, 1.0)
 
 
 def test_bad_threshold_options() -> None:

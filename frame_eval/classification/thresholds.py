@@ -4,8 +4,8 @@ A row is predicted positive when ``score >= threshold``; the candidates are
 the distinct scores of the group, the points of its curve
 (:func:`frame_eval.classification.curves.points`). Every criterion and
 constraint is a ratio of integer counts (times exact rational constants: a
-Python float is a fraction with a power-of-two denominator) and is compared
-exactly in 128-bit integers, so equal values tie, and among equally good
+number given is read as the decimal it is written as: 0.9 is 9/10) and is
+compared exactly in 128-bit integers, so equal values tie, and among equally good
 thresholds the highest wins. With sample weights the counts are floats and
 the comparisons are made on floats.
 
@@ -91,6 +91,12 @@ def _weighted_criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
     return -((fp / negatives) ** 2 + (fn / positives) ** 2), both
 
 
+def decimal(value: float) -> Fraction:
+    """The number as written: the shortest decimal that reads back as the float (``0.9`` is 9/10, not the
+    binary fraction slightly above it), so a bound of 0.9 admits a specificity of exactly 9/10."""
+    return Fraction(repr(float(value)))
+
+
 def _scaled(*values: Fraction) -> tuple[int, ...] | None:
     """Integers proportional to ``values`` (their common denominator times each), or None past 2^64."""
     denominator = math.lcm(*(v.denominator for v in values))
@@ -123,7 +129,7 @@ def _combination(
 
 def _at_least(count: pl.Expr, total: pl.Expr, bound: float, exact: bool) -> pl.Expr:
     """``count / total >= bound`` (false where ``total`` is 0), exactly for integer counts."""
-    numerator, denominator = Fraction(bound).as_integer_ratio()
+    numerator, denominator = decimal(bound).as_integer_ratio()
     if exact and abs(numerator) < _LIMIT and denominator < _LIMIT:
         held = count.cast(_BIG) * pl.lit(denominator, _BIG) >= pl.lit(numerator, _BIG) * total.cast(_BIG)
     else:
@@ -144,7 +150,7 @@ def _constraints(
     if min_precision is not None:
         ok = ok & _at_least(pts.tp, pts.tp + pts.fp, min_precision, exact)
     if max_fpr is not None:
-        numerator, denominator = Fraction(max_fpr).as_integer_ratio()
+        numerator, denominator = decimal(max_fpr).as_integer_ratio()
         if exact and numerator < _LIMIT and denominator < _LIMIT:
             bound = pl.lit(numerator, _BIG) * pts.negatives.cast(_BIG)
             held = pts.fp.cast(_BIG) * pl.lit(denominator, _BIG) <= bound
@@ -158,10 +164,10 @@ def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]
     """The position (among the points, threshold descending) of the best allowed point; null if none."""
     weights, costs, prevalence = options.get("weights"), options.get("costs"), options.get("prevalence")
     if criterion == "weighted":
-        w_sens, w_spec = (Fraction(x) for x in weights)
+        w_sens, w_spec = (decimal(x) for x in weights)
         key, defined = _combination(pts, exact, w_sens, w_spec, "rates")
     elif criterion == "cost":
-        c_fp, c_fn = (Fraction(x) for x in costs)
+        c_fp, c_fn = (decimal(x) for x in costs)
         if prevalence is None:  # the group's own prevalence: c_fp FP + c_fn FN (over the total)
             scaled = _scaled(c_fp, c_fn) if exact else None
             if scaled is None:
@@ -171,7 +177,7 @@ def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]
                 key = pl.lit(0, _BIG) - (ia * pts.fp.cast(_BIG) + ib * (pts.positives - pts.tp).cast(_BIG))
             defined = (pts.positives + pts.negatives) > 0
         else:
-            pi = Fraction(prevalence)
+            pi = decimal(prevalence)
             key, defined = _combination(pts, exact, c_fp * (1 - pi), c_fn * pi, "errors", negate=True)
     else:
         key, defined = (_criterion if exact else _weighted_criterion)(pts, criterion)
@@ -300,8 +306,9 @@ def best_threshold(
     w_spec)`` maximises ``w_sens TPR + w_spec TNR``; ``costs=(c_fp, c_fn)``
     minimises ``c_fp FPR (1 - pi) + c_fn FNR pi``, ``pi`` = ``prevalence``
     (default the group's ``P / total``: then ``(c_fp FP + c_fn FN) / total``).
-    Every comparison is exact (integer counts times the exact fractions of
-    the given numbers, in 128-bit integers; groups under 2^31 rows); among
+    Every comparison is exact (integer counts times the given numbers read
+    as the decimals they are written as, ``0.9`` = 9/10, in 128-bit
+    integers; groups under 2^31 rows); among
     equally good thresholds the highest wins. Null when no candidate meets
     the constraints or the criterion is undefined at all of them.
 
