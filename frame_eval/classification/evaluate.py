@@ -43,6 +43,7 @@ from frame_eval.classification.counts import (
     tally,
     weight_total,
 )
+from frame_eval.classification.curves import Points, area, point_terms, weighted_roc_auc
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
 from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
@@ -55,7 +56,7 @@ from frame_eval.classification.multiclass import (
 )
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, label_based, value, weighted_kappa
-from frame_eval.classification.thresholds import BEST_THRESHOLD, best_point
+from frame_eval.classification.thresholds import BEST_THRESHOLD, best_of
 from frame_eval.registry import Measure, measure, resolve
 
 FRAME: Final = "predictions"
@@ -537,21 +538,36 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """
     keys = list(keys)
     weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
-    if weight is not None:  # as scikit-learn, rows of weight 0 are no point of the curve
-        scored = scored.filter(pl.col(weight) != 0)
     positive = pl.col(_POSITIVE)
-    points = scored.group_by([*keys, _SCORE]).agg(
-        tally(positive, weight).alias("_pos"), tally(~positive, weight).alias("_neg")
-    )
-    points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
 
     def per_group(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
 
-    # running sums from the highest threshold, one point after another (weighted: the same bits always)
+    if weight is None:
+        points = scored.group_by([*keys, _SCORE]).agg(
+            positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
+        )
+        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+        points = points.with_columns(
+            per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
+        )
+    else:
+        # as scikit-learn, rows of weight 0 are no point of the curve; the weights are added row after row
+        # in (score descending, label, weight) order, as the C.* expressions do: the same bits as theirs,
+        # and in any row order (that order is set by the values)
+        w = pl.col(weight)
+        rows = scored.filter(w != 0).sort(
+            [*keys, _SCORE, _POSITIVE, weight], descending=[False] * len(keys) + [True, False, False]
+        )
+        rows = rows.with_columns(
+            per_group(pl.when(positive).then(w).otherwise(0.0).cum_sum()).alias("tp"),
+            per_group(pl.when(positive).then(0.0).otherwise(w).cum_sum()).alias("fp"),
+        )
+        last_of_score = (per_group(pl.col(_SCORE).shift(-1)) != pl.col(_SCORE)).fill_null(True)
+        points = rows.filter(last_of_score)
     points = points.with_columns(
-        per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
-    ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
+        per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N")
+    )
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
@@ -640,6 +656,27 @@ def _scored(
         *_weight_column(weight),
     )
     return scored, by, problems
+
+
+def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Sequence[str]) -> pl.LazyFrame:
+    """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`curve_points`
+    (sums of weights per distinct score, added in a fixed order): each group's scores sorted once."""
+    keys = list(keys)
+    pts = curve_points(scored, keys)
+    tp, fp = pl.col("tp"), pl.col("fp")
+    positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
+    tp_before, fp_before = tp.shift(1, fill_value=0.0), fp.shift(1, fill_value=0.0)
+    terms = point_terms(tp, fp, tp_before, fp_before, positives, negatives)
+    curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
+    exprs = [
+        (weighted_roc_auc(curve_of) if name == "ROC_AUC" else area(name, terms, positives, negatives))
+        .alias(name) for name in names
+    ]
+    per_group = pts.group_by(keys).agg(exprs) if keys else pts.select(exprs)
+    groups = scored.select(keys).unique() if keys else None
+    if groups is not None:  # a group whose weights are all 0 has no points: null values, as unweighted
+        per_group = groups.join(per_group, on=keys, how="left", nulls_equal=True)
+    return per_group.select(*keys, *(pl.col(n).cast(pl.Float64) for n in names))
 
 
 def curve(
@@ -769,11 +806,7 @@ def scores(
         weight=weight,
     )
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
-    # weighted areas come from the expressions (one sort of (score, label, weight) per group each)
-    fused = {
-        k: m for k, m in zip(names, ms, strict=True)
-        if m.spec.name in SCORE_MEASURES and not m.kwargs and weight is None
-    }
+    fused = {k: m for k, m in zip(names, ms, strict=True) if m.spec.name in SCORE_MEASURES and not m.kwargs}
     others = {k: m for k, m in zip(names, ms, strict=True) if k not in fused}
     columns = {
         "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
@@ -781,8 +814,10 @@ def scores(
     exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
     extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
     if fused:
-        wide = score_measures(
-            scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), [m.spec.name for m in fused.values()]
+        measured = [m.spec.name for m in fused.values()]
+        wide = (
+            score_measures(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), measured) if weight is None
+            else weighted_score_measures(scored, keys, measured)
         ).rename({m.spec.name: k for k, m in fused.items()})
         if extra is not None:
             wide = (
@@ -972,14 +1007,18 @@ def best_threshold(
     given = {k: v for k, v in options.items() if v is not None}
     m = measure(BEST_THRESHOLD, kind="classification", criterion=criterion, **given)  # checks every value
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, [*BEST_COLUMNS, "_best", "_P", "_N"], weight=weight
+        frame, actual, score, by, positive, score_range,
+        [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
     )
-    columns = {
-        "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
-    }
     kwargs = m.kwargs
-    point = best_point(columns, kwargs.pop("criterion"), kwargs).alias("_best")
-    best = (scored.group_by(keys).agg(point) if keys else scored.select(point)).unnest("_best")
+    # the curve's points of every group (one sort), then the best of each group's points
+    pts = curve_points(scored, keys)
+    tp, fp = pl.col("tp"), pl.col("fp")
+    curve_of = Points(pl.col("threshold"), tp, fp, (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first())
+    point = best_of(curve_of, weight is None, kwargs.pop("criterion"), kwargs).alias("_best")
+    chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
+    groups = scored.select(keys).unique() if keys else None
+    best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     fn, tn = positives - tp, negatives - fp
     result = best.select(

@@ -197,11 +197,11 @@ def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str,
     return pts.threshold.gather(index).first()
 
 
-def best_point(columns: Any, criterion: str, options: dict[str, Any]) -> pl.Expr:
-    """A struct ``{threshold, tp, fp, positives, negatives}`` at the best threshold (fields null if none)."""
-    pts = _points_of(columns)
+def best_of(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -> pl.Expr:
+    """A struct ``{threshold, tp, fp, _P, _N}`` at the best of the points ``pts`` (fields null if none);
+    ``exact`` for integer counts."""
     criterion = _resolve_criterion(criterion, options)
-    index = best_index(pts, columns.get("weight") is None, criterion, options)
+    index = best_index(pts, exact, criterion, options)
     return pl.struct(
         pts.threshold.gather(index).first().alias("threshold"),
         pts.tp.gather(index).first().alias("tp"),
