@@ -51,7 +51,16 @@ SIZES: dict[str, tuple[int, int]] = {
 }
 DEFAULT_TOOLS = [*tools.RANKING_TOOLS, *tools.CLASSIFICATION_TOOLS]
 PEERS = {"pytrec_eval": "pytrec-eval-terrier", "ranx": "ranx", "ir_measures": "ir-measures"}
-REFERENCE = {"ranking": "frame_eval", "classification": "frame_eval_classification"}
+REFERENCE = {
+    "ranking": "frame_eval", "classification": "frame_eval_classification", "added": "frame_eval_added"
+}
+ADDED_TOOLS = ("frame_eval_added", "sklearn_added_per_group")  # issue 13's measures, their own reference
+
+
+def _kind(tool: str) -> str:
+    if tool in ADDED_TOOLS:
+        return "added"
+    return "classification" if tool in tools.CLASSIFICATION_TOOLS else "ranking"
 TOLERANCE = 1e-9
 
 
@@ -183,7 +192,7 @@ def _table(outcomes: list[Outcome], arrow_mb: dict[str, float]) -> str:
     ]
     by_key = {(o.size, o.tool): o for o in outcomes}
     for o in outcomes:
-        kind = "classification" if o.tool in tools.CLASSIFICATION_TOOLS else "ranking"
+        kind = _kind(o.tool)
         base = by_key.get((o.size, _reference(kind, o.size, by_key)))
         if o.failure:
             lines.append(f"| {o.size} | {o.tool} | {o.failure} | | | | | |")
@@ -253,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         for outcome in outcomes:
             if outcome.size != size or outcome.failure:
                 continue
-            kind = "classification" if outcome.tool in tools.CLASSIFICATION_TOOLS else "ranking"
+            kind = _kind(outcome.tool)
             by_key = {(o.size, o.tool): o for o in outcomes}
             name = _reference(kind, size, by_key)
             reference = results / f"{name}.parquet"

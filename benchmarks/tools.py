@@ -210,9 +210,68 @@ def _sklearn_classification(data: Path) -> Callable[[], Any]:
     return go
 
 
+# issue 13's measures on the same predictions: sample weights (a quarter of them 0), Cohen's kappa and
+# the most sensitive threshold with specificity at least 0.9; the weights come from the scores, the same
+# bits on both sides: floor(1000 prob) mod 4, times 1/4
+ADDED_METRICS = ["w_precision", "w_recall", "w_F1", "w_ROC_AUC", "w_AP", "kappa", "best_threshold"]
+
+
+def _frame_eval_added(data: Path) -> Callable[[], pl.DataFrame]:
+    import frame_eval  # noqa: F401  (registers .ireval)
+
+    def go() -> pl.DataFrame:
+        preds = pl.read_parquet(data / "predictions.parquet")
+        preds = preds.with_columns((((pl.col("prob") * 1000.0).floor() % 4.0) * 0.25).alias("w"))
+        rates = preds.ireval.rates(
+            "label", "pred", by="model", metrics=["precision", "recall", "F1"], weight="w"
+        )
+        scores = preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"], weight="w")
+        kappa = preds.ireval.rates("label", "pred", by="model", metrics=["kappa"])
+        best = preds.ireval.best_threshold(
+            "label", "prob", by="model", criterion="recall", min_specificity=0.9
+        )
+        wide = pl.concat([rates, scores]).pivot("metric", index="model", values="value")
+        wide = wide.rename({"precision": "w_precision", "recall": "w_recall", "F1": "w_F1",
+                            "ROC_AUC": "w_ROC_AUC", "average_precision": "w_AP"})
+        wide = wide.join(kappa.select("model", pl.col("value").alias("kappa")), on="model")
+        return wide.join(best.select("model", pl.col("threshold").alias("best_threshold")), on="model")
+
+    return go
+
+
+def _sklearn_added(data: Path) -> Callable[[], Any]:
+    import numpy as np
+    from sklearn import metrics
+
+    def go() -> Any:
+        preds = pl.read_parquet(data / "predictions.parquet")
+        rows = []
+        for (model,), part in preds.partition_by("model", as_dict=True).items():
+            y, pred, prob = part["label"].to_numpy(), part["pred"].to_numpy(), part["prob"].to_numpy()
+            w = (np.floor(prob * 1000.0) % 4.0) * 0.25
+            precision, recall, f1, _ = metrics.precision_recall_fscore_support(
+                y, pred, average="binary", pos_label=True, zero_division=math.nan, sample_weight=w
+            )
+            fpr, tpr, thresholds = metrics.roc_curve(y, prob, drop_intermediate=False)
+            negatives = int((~y).sum())
+            fp = np.rint(fpr * negatives).astype(np.int64)  # the counts back from the rates (exact)
+            allowed = (negatives - fp) * 10 >= 9 * negatives  # specificity >= 9/10, in integers
+            best = tpr[allowed].max()
+            rows.append({
+                "model": model, "w_precision": precision, "w_recall": recall, "w_F1": f1,
+                "w_ROC_AUC": metrics.roc_auc_score(y, prob, sample_weight=w),
+                "w_AP": metrics.average_precision_score(y, prob, sample_weight=w),
+                "kappa": metrics.cohen_kappa_score(y, pred),
+                "best_threshold": thresholds[allowed & (tpr == best)].max(),
+            })
+        return rows
+
+    return go
+
+
 def _classification_long(result: Any) -> pl.DataFrame:
     frame = result if isinstance(result, pl.DataFrame) else pl.DataFrame(result)
-    frame = frame.with_columns(pl.col(CLASSIFICATION_METRICS).cast(pl.Float64))
+    frame = frame.with_columns(pl.exclude("model").cast(pl.Float64))
     return frame.unpivot(index="model", variable_name="metric", value_name="value").sort("model", "metric")
 
 
@@ -240,6 +299,8 @@ RANKING_TOOLS: dict[str, Callable[[Path], Callable[[], Any]]] = {
 CLASSIFICATION_TOOLS: dict[str, Callable[[Path], Callable[[], Any]]] = {
     "frame_eval_classification": _frame_eval_classification,
     "sklearn_per_group": _sklearn_classification,
+    "frame_eval_added": _frame_eval_added,
+    "sklearn_added_per_group": _sklearn_added,
 }
 
 

@@ -46,7 +46,9 @@ import polars as pl
 from frame_eval.polars_ns import IREvalNamespace, is_frame
 
 _RANKING: Final = frozenset({"judge", "evaluate", "summarize", "ranking_curve"})
-_COLUMN_PARAMS: Final = ("by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted")
+_COLUMN_PARAMS: Final = (
+    "by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted", "weight"
+)
 _ROLES: Final = ("run", "qrels", "predictions")
 
 

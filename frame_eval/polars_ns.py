@@ -365,6 +365,7 @@ class IREvalNamespace(Generic[FrameT]):
         *,
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
+        weight: str | None = None,
     ) -> FrameT:
         """Confusion counts of predicted labels, per group.
 
@@ -385,6 +386,12 @@ class IREvalNamespace(Generic[FrameT]):
             one-vs-rest rows for string and categorical labels. ``None``:
             one-vs-rest rows for any labels. A group's classes are the labels
             in its actual or predicted column.
+        weight
+            A column of sample weights (scikit-learn's ``sample_weight``):
+            each count becomes the sum of its rows' weights, Float64, added in
+            a fixed order (the same bits in any row order). Weights must be
+            finite numbers >= 0; a null, NaN, infinite or negative one is an
+            error naming its row (at collect time for lazy frames).
 
         Examples
         --------
@@ -395,7 +402,8 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 1, 0, 1, 2, 2, 2, 1, 3, 4), ('b', 2, 1, 0, 1, 2, 2, 3, 1, 4)]
         """
         result = _classify.confusion(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive,
+            weight=weight,
         )
         return self._finish(result)
 
@@ -414,6 +422,7 @@ class IREvalNamespace(Generic[FrameT]):
         score: str | None = None,
         thresholds: Sequence[float] | int | None = None,
         inclusive: bool = True,
+        weight: str | None = None,
     ) -> FrameT:
         """Rates of predicted labels (recall, precision, F1, MCC...), per group, tidy long.
 
@@ -453,7 +462,7 @@ class IREvalNamespace(Generic[FrameT]):
             thresholds in [0, 1]: ``11`` gives 0, 0.1, ..., 1). Returns
             ``[*by, threshold, metric, value]`` (or wide), every count and rate
             at each threshold; ``predicted`` is not read.
-        actual, predicted, by, positive
+        actual, predicted, by, positive, weight
             As in :meth:`confusion`.
 
         Examples
@@ -474,12 +483,12 @@ class IREvalNamespace(Generic[FrameT]):
             result = _classify.threshold_rates(
                 to_lazy(self._frame, "predictions"), actual, score, as_by(by), thresholds=thresholds,
                 inclusive=inclusive, metrics=metrics, positive=positive, zero_division=zero_division,
-                shape=shape,
+                shape=shape, weight=weight,
             )
             return self._finish(result)
         result = _classify.rates(
             to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
-            positive=positive, average=average, zero_division=zero_division, shape=shape,
+            positive=positive, average=average, zero_division=zero_division, shape=shape, weight=weight,
         )
         return self._finish(result)
 
@@ -490,12 +499,14 @@ class IREvalNamespace(Generic[FrameT]):
         predicted: str = "predicted",
         *,
         by: str | Sequence[str] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The K x K confusion matrix of each group, tidy long: ``[*by, actual, predicted, count]``.
 
         Every (actual, predicted) pair of the group's classes has a row, zero
         counts included, sorted by actual then predicted label (as rows and
-        columns of scikit-learn's ``confusion_matrix``). Parameters as in :meth:`confusion`.
+        columns of scikit-learn's ``confusion_matrix``); with ``weight``, each
+        count is the sum of its rows' weights (Float64). Parameters as in :meth:`confusion`.
 
         Examples
         --------
@@ -504,7 +515,122 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds.ireval.confusion_matrix("label", "pred").rows()
         [('a', 'a', 1), ('a', 'b', 1), ('b', 'a', 0), ('b', 'b', 1)]
         """
-        result = _classify.confusion_matrix(to_lazy(self._frame, "predictions"), actual, predicted, as_by(by))
+        result = _classify.confusion_matrix(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), weight=weight
+        )
+        return self._finish(result)
+
+    @_collects
+    def classification_report(
+        self,
+        actual: str = "actual",
+        predicted: str = "predicted",
+        *,
+        by: str | Sequence[str] | None = None,
+        zero_division: float | None = None,
+        weight: str | None = None,
+    ) -> FrameT:
+        """scikit-learn's ``classification_report(output_dict=True)`` as a tidy frame, per group.
+
+        Returns ``[*by, class, precision, recall, f1-score, support]``: one row
+        per class of the group (its label as text, ``str(label)``, in label
+        order) with ``precision = TP / PP``, ``recall = TP / P``,
+        ``f1-score = 2 TP / (2 TP + FP + FN)``, ``support = P``; then
+        ``accuracy`` (correct rows / all rows in ``f1-score``, precision and
+        recall null, support the group's rows, as the printed report),
+        ``macro avg`` (plain means over classes) and ``weighted avg`` (means
+        weighted by support), both with the group's rows as support.
+        Undefined ratios are null and left out of the means, or
+        ``zero_division`` (``0`` gives scikit-learn's default numbers).
+
+        Parameters
+        ----------
+        zero_division
+            As in :meth:`rates`.
+        actual, predicted, by, weight
+            As in :meth:`confusion` (with ``weight``, support is a Float64 sum of weights).
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": ["a", "a", "b"], "pred": ["a", "b", "b"]})
+        >>> preds.ireval.classification_report("label", "pred").rows()[:2]
+        [('a', 1.0, 0.5, 0.6666666666666666, 2), ('b', 0.5, 1.0, 0.6666666666666666, 1)]
+        """
+        result = _classify.classification_report(
+            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), zero_division=zero_division,
+            weight=weight,
+        )
+        return self._finish(result)
+
+    @_collects
+    def best_threshold(
+        self,
+        actual: str = "actual",
+        score: _classify.ScoreArg = "score",
+        *,
+        by: str | Sequence[str] | None = None,
+        criterion: str = "youden",
+        min_specificity: float | None = None,
+        min_recall: float | None = None,
+        min_precision: float | None = None,
+        max_fpr: float | None = None,
+        weights: tuple[float, float] | None = None,
+        costs: tuple[float, float] | None = None,
+        prevalence: float | None = None,
+        positive: Any = AUTO,
+        score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
+    ) -> FrameT:
+        """The best score threshold of each group, with the counts and rates there.
+
+        Returns ``[*by, threshold, tp, fp, fn, tn, recall, specificity, FPR,
+        FNR, precision, accuracy]`` (a ``class`` column after ``by`` for a
+        score mapping): one row per group, the row's values null when no
+        threshold meets the constraints. A row is predicted positive when
+        ``score >= threshold``; the candidates are the group's distinct scores.
+
+        Parameters
+        ----------
+        criterion
+            What the threshold maximises: ``"youden"`` (TPR - FPR),
+            ``"accuracy"``, ``"f1"``, ``"closest_to_01"`` (nearest the ROC
+            corner), ``"recall"``, ``"precision"``, ``"specificity"``.
+        min_specificity, min_recall, min_precision, max_fpr
+            Constraints every candidate must meet (numbers in [0, 1]):
+            ``TN / N >= s``, ``TP / P >= r``, ``TP / (TP + FP) >= p``,
+            ``FP / N <= f``. E.g. the most sensitive threshold with
+            specificity at least 0.9: ``criterion="recall", min_specificity=0.9``.
+        weights
+            ``(w_sens, w_spec)``: maximise ``w_sens TPR + w_spec TNR``.
+        costs, prevalence
+            ``(c_fp, c_fn)``: minimise the expected cost
+            ``c_fp FPR (1 - prevalence) + c_fn FNR prevalence``; the default
+            prevalence is the group's own (``P / total``), which minimises
+            ``c_fp FP + c_fn FN``.
+        actual, score, by, positive, score_range, weight
+            As in :meth:`roc`.
+
+        Every comparison is exact (integer counts and the numbers given read
+        as the decimals they are written as, ``0.9`` = 9/10, in 128-bit
+        integers; with ``weight``, on floats);
+        among equally good thresholds the highest wins. The expression
+        ``C.best_threshold`` gives the same threshold.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"label": [0, 0, 1, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8, 0.9]})
+        >>> best = preds.ireval.best_threshold("label", "prob", criterion="recall", min_specificity=0.5)
+        >>> best.select("threshold", "tp", "fp", "recall", "specificity").rows()
+        [(0.35, 3, 1, 1.0, 0.5)]
+        """
+        result = _classify.best_threshold(
+            to_lazy(self._frame, "predictions"), actual, score, as_by(by), criterion=criterion,
+            positive=positive, score_range=score_range, weight=weight, min_specificity=min_specificity,
+            min_recall=min_recall, min_precision=min_precision, max_fpr=max_fpr, weights=weights,
+            costs=costs, prevalence=prevalence,
+        )
         return self._finish(result)
 
     @_collects
@@ -516,6 +642,7 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The ROC curve of each group: one row per distinct score, ready to plot ``fpr`` against ``tpr``.
 
@@ -542,6 +669,10 @@ class IREvalNamespace(Generic[FrameT]):
         score_range
             ``(low, high)``: scores outside it raise an error (at collect time
             for lazy frames), e.g. ``(0, 1)`` for probabilities.
+        weight
+            Sample weights as in :meth:`confusion`: the counts are sums of
+            weights (Float64); rows of weight 0 are left out, as in
+            scikit-learn's curves, so a score only they hold is no point.
         actual, by
             As in :meth:`confusion`.
 
@@ -554,7 +685,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.curve(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
-            score_range=score_range,
+            score_range=score_range, weight=weight,
         )
         return self._finish(result)
 
@@ -566,6 +697,7 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
         **ranking: Any,
     ) -> FrameT:
         """The precision-recall curve of each group: plot ``recall`` against ``precision``.
@@ -587,7 +719,8 @@ class IREvalNamespace(Generic[FrameT]):
         """
         if is_frame(actual):
             given = [name for name, value in (("positive", positive is not AUTO),
-                                              ("score_range", score_range is not None)) if value]
+                                              ("score_range", score_range is not None),
+                                              ("weight", weight is not None)) if value]
             if given:
                 raise TypeError(f"pr_curve(qrels, ...) gives ranking curves, which take no {given[0]}=; "
                                 f"it applies to classification curves, pr_curve(actual, score, ...)")
@@ -599,7 +732,7 @@ class IREvalNamespace(Generic[FrameT]):
                 f"pr_curve() got an unexpected keyword argument {next(iter(ranking))!r}: ranking options "
                 f"apply when the first argument is a qrels frame, pr_curve(qrels, ...)"
             )
-        return self.roc(actual, score, by=by, positive=positive, score_range=score_range)
+        return self.roc(actual, score, by=by, positive=positive, score_range=score_range, weight=weight)
 
     @_collects
     def det_curve(
@@ -610,13 +743,19 @@ class IREvalNamespace(Generic[FrameT]):
         by: str | Sequence[str] | None = None,
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
+        weight: str | None = None,
     ) -> FrameT:
         """The detection error tradeoff (DET) curve of each group: plot ``fpr`` (FAR) against ``fnr`` (FRR).
 
-        Returns ``[*by, threshold, fp, fn, fpr, fnr]``, threshold ascending:
-        scikit-learn's ``det_curve`` points exactly (from the last threshold
-        with no more false positives than the highest one, to the first that
-        finds every positive). A group with only one class has no rows.
+        Returns ``[*by, threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
+        threshold ascending: scikit-learn's ``det_curve`` points exactly (from
+        the last threshold with no more false positives than the highest one,
+        to the first that finds every positive). ``fpr_probit`` and
+        ``fnr_probit`` are the rates' standard normal deviates
+        ``Phi^-1(rate)``, the axes of a DET plot (``scipy.stats.norm.ppf``,
+        computed in polars without SciPy: Wichura's AS 241, within 1.1e-15
+        relative of ``scipy.special.ndtri``; a rate of 0 gives ``-inf``, 1
+        gives ``inf``). A group with only one class has no rows.
         Parameters as in :meth:`roc`.
 
         Examples
@@ -628,7 +767,7 @@ class IREvalNamespace(Generic[FrameT]):
         """
         result = _classify.det_curve(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
-            score_range=score_range,
+            score_range=score_range, weight=weight,
         )
         return self._finish(result)
 
@@ -643,6 +782,9 @@ class IREvalNamespace(Generic[FrameT]):
         positive: Any = AUTO,
         score_range: tuple[float, float] | None = None,
         shape: _classify.Shape = "long",
+        weight: str | None = None,
+        average: str | None = None,
+        multi_class: str = "ovr",
     ) -> FrameT:
         """Score-based measures of each group, tidy long: ``[*by, (class,) metric, value]``.
 
@@ -672,8 +814,19 @@ class IREvalNamespace(Generic[FrameT]):
             measures; label-based rates raise an error naming ``rates()``.
         shape
             ``"long"`` or ``"wide"`` (one Float64 column per measure), as in :meth:`rates`.
-        actual, score, by, positive, score_range
-            As in :meth:`roc`.
+        average, multi_class
+            Multi-class scores from ``score={class label: probability column}``:
+            ``average="macro"``, ``"weighted"`` or ``"micro"`` gives one value
+            per group (``[*by, metric, value]``) of ``ROC_AUC`` (one-vs-rest,
+            or one-vs-one with ``multi_class="ovo"``: macro and weighted only),
+            ``average_precision`` and ``top_k_accuracy(k=...)``, as
+            scikit-learn's ``roc_auc_score(multi_class=, average=)``,
+            ``average_precision_score`` and ``top_k_accuracy_score``. The
+            default metrics are ROC AUC and AP. For ROC AUC each row's
+            probabilities must lie in [0, 1] and add to 1 (NumPy's ``allclose``
+            tolerance). Without ``average``, a mapping gives one row per class.
+        actual, score, by, positive, score_range, weight
+            As in :meth:`roc` (log-loss and Brier do not take ``weight`` yet).
 
         Examples
         --------
@@ -681,10 +834,16 @@ class IREvalNamespace(Generic[FrameT]):
         >>> preds = pl.DataFrame({"label": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
         >>> preds.ireval.scores("label", "prob", metrics=["AUC", "AP"]).rows()
         [('ROC_AUC', 0.75), ('average_precision', 0.8333333333333333)]
+        >>> three = pl.DataFrame({"y": ["a", "b", "c", "a"], "pa": [0.6, 0.3, 0.2, 0.3],
+        ...                       "pb": [0.3, 0.4, 0.3, 0.3], "pc": [0.1, 0.3, 0.5, 0.4]})
+        >>> three.ireval.scores("y", {"a": "pa", "b": "pb", "c": "pc"}, average="macro",
+        ...                     metrics=["ROC_AUC", "top_k_accuracy(k=1)"]).rows()
+        [('ROC_AUC', 0.9583333333333334), ('top_k_accuracy(k=1)', 0.75)]
         """
         result = _classify.scores(
             to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
-            positive=positive, score_range=score_range, shape=shape,
+            positive=positive, score_range=score_range, shape=shape, weight=weight, average=average,
+            multi_class=multi_class,
         )
         return self._finish(result)
 

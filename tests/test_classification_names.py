@@ -43,7 +43,7 @@ def test_det_curve_is_scikit_learns_per_group(seed: int) -> None:
                        "s": np.round(rng.random(n) * 0.6 + 0.3 * y, 1 + seed % 3)})
     df = df.with_columns(pl.when(pl.col("g") == 3).then(False).otherwise(pl.col("y")).alias("y"))  # one class
     det = df.ireval.det_curve("y", "s", by="g")
-    assert det.columns == ["g", "threshold", "fp", "fn", "fpr", "fnr"]
+    assert det.columns == ["g", "threshold", "fp", "fn", "fpr", "fnr", "fpr_probit", "fnr_probit"]
     for (g,), part in df.partition_by("g", as_dict=True).items():
         ours = det.filter(pl.col("g") == g)
         a, s = part["y"].to_numpy(), part["s"].to_numpy()

@@ -9,6 +9,7 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.rates`: counts and rates of predicted labels, and their averages;
 - :mod:`~frame_eval.classification.curves`: ROC and precision-recall points, ROC AUC, AP, PR AUC, EER;
 - :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
+- :mod:`~frame_eval.classification.multiclass`: multi-class ROC AUC (one-vs-rest, one-vs-one), AP, top-k;
 - :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
 - :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
@@ -53,6 +54,12 @@ from __future__ import annotations
 
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.curves import SCORE_SPECS, average_precision, equal_error_rate, pr_auc, roc_auc
+from frame_eval.classification.multiclass import (
+    MULTICLASS_SPECS,
+    multiclass_average_precision,
+    multiclass_roc_auc,
+    top_k_accuracy,
+)
 from frame_eval.classification.probabilistic import brier_score, log_loss
 from frame_eval.classification.rates import (
     COUNT_SPECS,
@@ -126,6 +133,8 @@ __all__ = [
     "lr_plus",
     "markedness",
     "mcc",
+    "multiclass_average_precision",
+    "multiclass_roc_auc",
     "n",
     "npv",
     "p",
@@ -139,11 +148,13 @@ __all__ = [
     "specificity",
     "threat_score",
     "tn",
+    "top_k_accuracy",
     "total",
     "tp",
 ]
 # the registry's tables and the shared builders, reachable as before the split into modules
 __all__ += [
-    "BEST_THRESHOLD", "COUNT_SPECS", "CRITERIA", "DEFAULT_RATES", "RATES", "RATE_SPECS", "SCORE_SPECS",
+    "BEST_THRESHOLD", "COUNT_SPECS", "CRITERIA", "DEFAULT_RATES", "MULTICLASS_SPECS", "RATES", "RATE_SPECS",
+    "SCORE_SPECS",
     "averaged", "counts_of", "rate_expr", "value",
 ]

@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
+from frame_eval._float import ordered_sum as sum_in_order
 from frame_eval.registry import MeasureSpec, register_shorthand
 
 Average = Literal["micro", "macro", "weighted", "binary"]
@@ -126,31 +127,103 @@ def is_positive(column: str, positive: Any) -> pl.Expr:
     return pl.col(column) == positive
 
 
-def binary_counts(actual: str, predicted: str, positive: Any = AUTO) -> Counts:
-    """Counts of one binary problem; a row with a null label is in no cell."""
+def weight_check(column: str) -> pl.Expr:
+    """``True`` when the sample weights in ``column`` are numbers >= 0 (finite, not null); else raises.
+
+    For the ``C.*`` expressions, which cannot see the data before they run:
+    the frame methods check weights up front with the row of the frame
+    (:func:`frame_eval.classification.evaluate.weight_problems`). Here the
+    position is the row's place within the group, counting from 0.
+    """
+
+    def check(weights: pl.Series) -> pl.Series:
+        if not weights.dtype.is_numeric():
+            raise TypeError(
+                f"weight column {column!r} must hold numbers (sample weights >= 0), got {weights.dtype}; "
+                f"cast it, e.g. pl.col({column!r}).cast(pl.Float64)"
+            )
+        values = weights.cast(pl.Float64)
+        bad = values.is_null() | values.is_nan() | values.is_infinite() | (values < 0)
+        if bad.any():
+            where = int(bad.arg_max())  # type: ignore[arg-type]
+            raise ValueError(
+                f"weight column {column!r} holds {values[where]} at position {where} of the group "
+                f"(counting from 0); sample weights must be finite numbers >= 0: drop or fix that row"
+            )
+        return pl.repeat(True, weights.len(), dtype=pl.Boolean, eager=True)
+
+    return pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
+
+
+# the weight column the frame methods make after checking the caller's weights with their rows
+CHECKED_WEIGHT: Final = "__frame_eval_weight"
+
+
+def weighted(value: pl.Expr, weight: str | None) -> pl.Expr:
+    """``value``, after checking the weights in ``weight`` (nothing to check without weights, or
+    when a frame method has checked them already)."""
+    return value if weight is None or weight == CHECKED_WEIGHT else pl.when(weight_check(weight)).then(value)
+
+
+def weight_total(weights: pl.Expr) -> pl.Expr:
+    """The sum of Float64 ``weights`` added one by one from the smallest: the same bits in any row order."""
+    return sum_in_order(weights, weights)
+
+
+def tally(cell: pl.Expr, weight: str | None) -> pl.Expr:
+    """Rows where ``cell`` holds: their number (Int64), or with ``weight`` the sum of their weights (Float64).
+
+    An unweighted count is the weighted one with every weight 1, kept as an integer.
+    """
+    if weight is None:
+        return cell.sum().cast(pl.Int64)
+    return weight_total(pl.col(weight).cast(pl.Float64).filter(cell))
+
+
+def binary_counts(actual: str, predicted: str, positive: Any = AUTO, weight: str | None = None) -> Counts:
+    """Counts of one binary problem; a row with a null label is in no cell.
+
+    With ``weight``, each cell is the sum of its rows' weights (Float64), as
+    scikit-learn's ``sample_weight``.
+    """
     is_pos, said_pos = is_positive(actual, positive), is_positive(predicted, positive)
     cells = (is_pos & said_pos, ~is_pos & said_pos, is_pos & ~said_pos, ~is_pos & ~said_pos)
-    return Counts(*(checked(cell.sum().cast(pl.Int64), [actual, predicted], positive) for cell in cells))
+    return Counts(
+        *(weighted(checked(tally(cell, weight), [actual, predicted], positive), weight) for cell in cells)
+    )
 
 
-def class_counts(actual: str, predicted: str) -> Counts:
+def class_counts(actual: str, predicted: str, weight: str | None = None) -> Counts:
     """Per-class one-vs-rest counts as vectors over the sorted classes of the group.
 
     The classes are the labels seen in either column; each count is a tally
     found by binary search in a sorted column, so no per-class loop is needed.
+    With ``weight``, a class's tally is the difference of two running sums of
+    the weights sorted by (label, weight): the same bits in any row order.
     """
     keep = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
     a, b = pl.col(actual).filter(keep), pl.col(predicted).filter(keep)
     classes = a.append(b).unique().sort()
+    w = None if weight is None else pl.col(weight).cast(pl.Float64).filter(keep)
 
-    def tally(values: pl.Expr) -> pl.Expr:
-        ordered = values.sort()
-        found = ordered.search_sorted(classes, side="right") - ordered.search_sorted(classes, side="left")
-        return found.cast(pl.Int64)
+    def count(values: pl.Expr, weights: pl.Expr | None) -> pl.Expr:
+        if weights is None:
+            ordered = values.sort()
+            found = ordered.search_sorted(classes, side="right") - ordered.search_sorted(classes, side="left")
+            return found.cast(pl.Int64)
+        ordered = values.sort_by([values, weights])
+        running = pl.lit(0.0).append(weights.sort_by([values, weights]).cum_sum())
+        end, start = ordered.search_sorted(classes, side="right"), ordered.search_sorted(classes, side="left")
+        return running.gather(end) - running.gather(start)
 
-    tp, support, predicted_support = tally(a.filter(a == b)), tally(a), tally(b)
-    rows = a.len().cast(pl.Int64)
-    return Counts(tp, predicted_support - tp, support - tp, rows - support - predicted_support + tp)
+    agree = a == b
+    tp = count(a.filter(agree), None if w is None else w.filter(agree))
+    support, predicted_support = count(a, w), count(b, w)
+    rows = a.len().cast(pl.Int64) if w is None else weight_total(w)
+    counts = Counts(tp, predicted_support - tp, support - tp, rows - support - predicted_support + tp)
+    if weight is None:
+        return counts
+    return Counts(*(weighted(x, weight) for x in (counts.tp, counts.fp, counts.fn, counts.tn)))
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:

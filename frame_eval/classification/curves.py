@@ -21,12 +21,21 @@ warns there instead.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval.classification.counts import (
+    ACTUAL,
+    AUTO,
+    checked,
+    is_positive,
+    ordered_sum,
+    parseable,
+    ratio,
+    weighted,
+)
 from frame_eval.registry import MeasureSpec, measure, register
 
 __all__ = ["average_precision", "equal_error_rate", "pr_auc", "roc_auc"]
@@ -39,7 +48,7 @@ class Points:
     """The curve of one group as vectors, threshold descending: one entry per distinct score."""
 
     threshold: pl.Expr
-    tp: pl.Expr  # positives with score >= threshold (Int64)
+    tp: pl.Expr  # positives with score >= threshold (Int64; with weights the sum of theirs, Float64)
     fp: pl.Expr
     positives: pl.Expr  # P and N of the group (scalars)
     negatives: pl.Expr
@@ -57,29 +66,61 @@ class Points:
         return ratio(self.tp, self.tp + self.fp)
 
 
-def points(actual: str, score: str, positive: Any = AUTO) -> Points:
+def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = None) -> Points:
     """The distinct scores, high to low, with the positives and negatives scoring at least as much.
 
     Counted by binary search in the sorted scores of each side, which is a few
     times faster in a group than a cumulative sum over all rows sorted by score.
+    With ``weight``, see :func:`weighted_points`.
     """
-    is_pos = is_positive(actual, positive)
-    raw = pl.col(score).cast(pl.Float64)
-    keep = is_pos.is_not_null() & raw.is_not_nan()  # null and NaN scores give null: dropped
-    label, value = is_pos.filter(keep), raw.filter(keep)
-    thresholds = value.unique().sort(descending=True)
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    pts = points_from(is_positive(actual, positive), pl.col(score).cast(pl.Float64), w)
+    # every measure reads the positives: the label and weight checks go there
+    return replace(pts, positives=weighted(checked(pts.positives, [actual], positive), weight))
 
-    def at_least(side: pl.Expr) -> pl.Expr:
-        ordered = side.sort()
-        return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
 
-    positives = checked(label.sum().cast(pl.Int64), [actual], positive)  # every measure reads it
+def points_from(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None = None) -> Points:
+    """The curve of a Boolean ``label`` and a Float64 ``value`` vector (rows with a null label or a
+    null or NaN value are left out); see :func:`points`.
+
+    With ``weight`` (a Float64 vector): ``tp``, ``fp``, ``P``, ``N`` are sums
+    of weights. As scikit-learn's ``_binary_clf_curve``, rows of weight 0 are
+    left out (a score held only by them is no point). The rows are sorted by
+    (score descending, label, weight) and the weights of each side added one
+    by one in that order; a point takes the running sums at the end of its
+    tied scores. That order depends on the values only, so the sums have the
+    same bits for any row order.
+    """
+    keep = label.is_not_null() & value.is_not_nan()  # null and NaN scores give null: dropped
+    if weight is None:
+        label, value = label.filter(keep), value.filter(keep)
+        thresholds = value.unique().sort(descending=True)
+
+        def at_least(side: pl.Expr) -> pl.Expr:
+            ordered = side.sort()
+            return (ordered.len() - ordered.search_sorted(thresholds, side="left")).cast(pl.Int64)
+
+        positives = label.sum().cast(pl.Int64)
+        return Points(
+            threshold=thresholds,
+            tp=at_least(value.filter(label)),
+            fp=at_least(value.filter(~label)),
+            positives=positives,
+            negatives=label.len().cast(pl.Int64) - positives,
+        )
+    keep = keep & weight.is_not_null() & (weight != 0)
+    label, value, w = label.filter(keep), value.filter(keep), weight.filter(keep)
+    order, descending = [value, label, w], [True, False, False]
+    value, label, w = (x.sort_by(order, descending=descending) for x in (value, label, w))
+    tp_run = pl.when(label).then(w).otherwise(0.0).cum_sum()
+    fp_run = pl.when(label).then(0.0).otherwise(w).cum_sum()
+    end = (value != value.shift(-1)).fill_null(True)
     return Points(
-        threshold=thresholds,
-        tp=at_least(value.filter(label)),
-        fp=at_least(value.filter(~label)),
-        positives=positives,
-        negatives=label.len().cast(pl.Int64) - positives,
+        threshold=value.filter(end),
+        tp=tp_run.filter(end),
+        fp=fp_run.filter(end),
+        positives=tp_run.last().fill_null(0.0),
+        negatives=fp_run.last().fill_null(0.0),
     )
 
 
@@ -89,7 +130,13 @@ def _args(columns: Any) -> tuple[str, str, Any]:
     return columns.get("actual", ACTUAL), columns.get("score", SCORE), columns.get("positive", AUTO)
 
 
+def _points_of(columns: Any) -> Points:
+    return points(*_args(columns), columns.get("weight"))
+
+
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
+    if columns.get("weight") is not None:
+        return weighted_roc_auc(_points_of(columns))
     actual, score, positive = _args(columns)
     is_pos = is_positive(actual, positive)
     raw = pl.col(score).cast(pl.Float64)
@@ -102,6 +149,14 @@ def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
     negatives = label.len().cast(pl.Int64) - positives
     twice_pairs = twice_rank_sum - positives * (positives + 1)
     return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
+
+
+def weighted_roc_auc(pts: Points) -> pl.Expr:
+    """ROC AUC of a weighted curve: its trapezoids added one by one from the highest threshold."""
+    tp_before, fp_before = pts.tp.shift(1, fill_value=0.0), pts.fp.shift(1, fill_value=0.0)
+    twice_area = ordered_sum((pts.fp - fp_before) * (pts.tp + tp_before))
+    both = (pts.positives > 0) & (pts.negatives > 0)
+    return pl.when(both).then(twice_area / (2.0 * pts.positives * pts.negatives))
 
 
 def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
@@ -164,7 +219,11 @@ def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives:
 
 
 def _area_of_points(name: str, columns: Any) -> pl.Expr:
-    pts = points(*_args(columns))
+    return area_of(name, _points_of(columns))
+
+
+def area_of(name: str, pts: Points) -> pl.Expr:
+    """One group's area ``name`` (a key of :func:`point_terms`) from its curve."""
     tp_before, fp_before = pts.tp.shift(1, fill_value=0), pts.fp.shift(1, fill_value=0)
     terms = point_terms(pts.tp, pts.fp, tp_before, fp_before, pts.positives, pts.negatives)
     return area(name, terms, pts.positives, pts.negatives)
@@ -196,15 +255,19 @@ EER = _spec(
 SCORE_SPECS: Final = (ROC_AUC, AVERAGE_PRECISION, PR_AUC, EER)
 
 
-def _expr(spec: MeasureSpec, actual: str, score: str, positive: Any, **params: Any) -> pl.Expr:
+def _expr(
+    spec: MeasureSpec, actual: str, score: str, positive: Any, weight: str | None = None, **params: Any
+) -> pl.Expr:
     m = measure(spec, kind="classification", **params)
-    columns = {"actual": actual, "score": score, "positive": positive}
+    columns = {"actual": actual, "score": score, "positive": positive, "weight": weight}
     return spec.build(columns, None, **m.kwargs).alias(m.name)
 
 
 # -- public expression functions ----------------------------------------------------------------------
 
-def roc_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+def roc_auc(
+    actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Area under the ROC curve (scikit-learn's binary ``roc_auc_score``).
 
     The probability that a random positive row scores higher than a random
@@ -220,19 +283,28 @@ def roc_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -
         Numeric score column, higher meaning more likely positive.
     positive
         The positive label (default ``True`` / ``1``).
+    weight
+        A column of sample weights >= 0 (scikit-learn's ``sample_weight``):
+        the curve's counts become sums of weights (rows of weight 0 are left
+        out, as scikit-learn does) and the area is the weighted trapezoid sum,
+        added in a fixed order (:func:`weighted_points`).
 
     Examples
     --------
     >>> import polars as pl
     >>> from frame_eval import classification as C
-    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8]})
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "prob": [0.1, 0.4, 0.35, 0.8], "w": [1.0, 1.0, 3.0, 1.0]})
     >>> df.select(C.roc_auc("y", "prob")).item()
     0.75
+    >>> df.select(C.roc_auc("y", "prob", weight="w")).item()  # the 0.35 positive counts 3 times
+    0.625
     """
-    return _expr(ROC_AUC, actual, score, positive)
+    return _expr(ROC_AUC, actual, score, positive, weight)
 
 
-def average_precision(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+def average_precision(
+    actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Average precision, scikit-learn's step-wise ``average_precision_score``.
 
     ``AP = sum over thresholds t of (R(t) - R(t_prev)) * P(t)``, thresholds
@@ -249,10 +321,12 @@ def average_precision(actual: str = ACTUAL, score: str = SCORE, *, positive: Any
     >>> round(df.select(C.average_precision("y", "prob")).item(), 4)  # (1 + 2/3) / 2
     0.8333
     """
-    return _expr(AVERAGE_PRECISION, actual, score, positive)
+    return _expr(AVERAGE_PRECISION, actual, score, positive, weight)
 
 
-def pr_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+def pr_auc(
+    actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Area under the precision-recall curve by the trapezoidal rule.
 
     The curve's points (one per distinct score) joined by straight lines,
@@ -269,10 +343,12 @@ def pr_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) ->
     >>> round(df.select(C.pr_auc("y", "prob")).item(), 4)
     0.7917
     """
-    return _expr(PR_AUC, actual, score, positive)
+    return _expr(PR_AUC, actual, score, positive, weight)
 
 
-def equal_error_rate(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -> pl.Expr:
+def equal_error_rate(
+    actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Equal error rate: the error rate where FPR equals FNR (``1 - TPR``).
 
     The ROC curve's points (one per distinct score, from the origin where
@@ -288,4 +364,4 @@ def equal_error_rate(actual: str = ACTUAL, score: str = SCORE, *, positive: Any 
     >>> df.select(C.equal_error_rate("y", "prob")).item()  # at threshold 0.4: FPR = FNR = 1/2
     0.5
     """
-    return _expr(EER, actual, score, positive)
+    return _expr(EER, actual, score, positive, weight)

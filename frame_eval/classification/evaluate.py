@@ -27,9 +27,11 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from frame_eval import _checks
+from frame_eval._normal import normal_deviate
 from frame_eval._tidy import to_long
 from frame_eval.classification.counts import (
     AUTO,
+    CHECKED_WEIGHT,
     COUNT_NAMES,
     Average,
     Counts,
@@ -38,11 +40,24 @@ from frame_eval.classification.counts import (
     check_zero_division,
     fill_undefined,
     ratio,
+    tally,
+    weight_total,
 )
+from frame_eval.classification.curves import Points, area, point_terms, weighted_roc_auc
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.multiclass import (
+    CLASS_AVERAGES,
+    MULTI_CLASS,
+    TOP_K_ACCURACY,
+    _build_average_precision_multiclass,
+    _build_roc_auc_multiclass,
+    check_choice,
+    check_scores,
+)
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
-from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, value
-from frame_eval.registry import Measure, resolve
+from frame_eval.classification.rates import DEFAULT_RATES, RATES, averaged, label_based, value, weighted_kappa
+from frame_eval.classification.thresholds import BEST_THRESHOLD, best_of
+from frame_eval.registry import Measure, measure, resolve
 
 FRAME: Final = "predictions"
 CLASS: Final = "class"
@@ -53,6 +68,7 @@ Shape = Literal["long", "wide"]
 
 _ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
 _POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
+_WEIGHT = CHECKED_WEIGHT
 SCORE_DEFAULTS: Final = SCORE_MEASURES
 
 
@@ -180,10 +196,42 @@ def _check_range(score_range: Any) -> tuple[float, float] | None:
     return low, high
 
 
+def weight_problems(frame: pl.LazyFrame, weight: str | None) -> list[Any]:
+    """Check a sample-weight column: numeric now (``TypeError``), values when collected.
+
+    A weight that is null, NaN, infinite or negative is one ``ValueError``
+    naming the column, how many rows, the first (0-based) and its value.
+    """
+    if weight is None:
+        return []
+    if not isinstance(weight, str):
+        raise TypeError(f"weight must be the name of a column of sample weights, got {weight!r}")
+    schema = frame.collect_schema()
+    _checks.require_columns(
+        schema, [weight], FRAME, "pass weight= with the name of your sample-weight column"
+    )
+    if not schema[weight].is_numeric():
+        raise TypeError(
+            f"{FRAME} column {weight!r} must hold sample weights (numbers >= 0), got {schema[weight]}; "
+            f"cast it, e.g. pl.col({weight!r}).cast(pl.Float64)"
+        )
+    w = pl.col(weight).cast(pl.Float64)
+    bad = w.is_null() | w.is_nan() | w.is_infinite() | (w < 0)
+    return [_checks.value_problem(
+        frame, bad, f"null, NaN, infinite or negative values in {FRAME} column {weight!r}",
+        "sample weights must be finite numbers >= 0: drop or fix those rows", value=weight,
+    )]
+
+
+def _weight_column(weight: str | None) -> list[pl.Expr]:
+    return [] if weight is None else [pl.col(weight).cast(pl.Float64).alias(_WEIGHT)]
+
+
 def _labels(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str]
-) -> tuple[pl.LazyFrame, pl.DataType, list[pl.LazyFrame]]:
-    """Checked labels as ``[*by, <actual>, <predicted>]`` in one dtype, and the null problems."""
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str], weight: str | None = None
+) -> tuple[pl.LazyFrame, pl.DataType, list[Any]]:
+    """Checked labels as ``[*by, <actual>, <predicted>(, <weight>)]`` in one dtype, and the data problems."""
+    problems = weight_problems(frame, weight)
     schema = frame.collect_schema()
     _checks.require_columns(
         schema, _unique([*by, actual, predicted]), FRAME,
@@ -191,9 +239,10 @@ def _labels(
     )
     dtype = _common_label_dtype(schema, actual, predicted)
     labels = frame.select(
-        *by, pl.col(actual).cast(dtype).alias(_ACTUAL), pl.col(predicted).cast(dtype).alias(_PREDICTED)
+        *by, pl.col(actual).cast(dtype).alias(_ACTUAL), pl.col(predicted).cast(dtype).alias(_PREDICTED),
+        *_weight_column(weight),
     )
-    return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME)
+    return labels, dtype, _checks.null_problems(frame, _unique([*by, actual, predicted]), FRAME) + problems
 
 
 def _check_shape(shape: Any) -> None:
@@ -223,19 +272,33 @@ def _per_group(frame: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr])
 
 # -- counts --------------------------------------------------------------------------------------
 
+def _weighted(labels: pl.LazyFrame) -> str | None:
+    return _WEIGHT if _WEIGHT in labels.collect_schema() else None
+
+
 def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
-    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group."""
-    c = binary_counts(_ACTUAL, _PREDICTED, positive)
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64)."""
+    c = binary_counts(_ACTUAL, _PREDICTED, positive, _weighted(labels))
     return _per_group(labels, by, [getattr(c, name).alias(name) for name in COUNT_NAMES])
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
-    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group."""
+    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group.
+
+    Weighted (a weight column in ``labels``): each cell is the sum of its weights, the cells are added
+    in label order, so every count has the same bits in any row order.
+    """
     by = list(by)
     keys = [*by, CLASS]
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("_n"))
-    support = cells.group_by([*by, _ACTUAL]).agg(pl.col("_n").sum().alias("p")).rename({_ACTUAL: CLASS})
-    said = cells.group_by([*by, _PREDICTED]).agg(pl.col("_n").sum().alias("pp")).rename({_PREDICTED: CLASS})
+    weight = _weighted(labels)
+    cell_count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(weight))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n"))
+
+    def added(order: str) -> pl.Expr:  # counts exactly; weighted cells one by one in label order
+        return pl.col("_n").sort_by(order).cum_sum().last()
+
+    support = cells.group_by([*by, _ACTUAL]).agg(added(_PREDICTED).alias("p")).rename({_ACTUAL: CLASS})
+    said = cells.group_by([*by, _PREDICTED]).agg(added(_ACTUAL).alias("pp")).rename({_PREDICTED: CLASS})
     hits = cells.filter(pl.col(_ACTUAL) == pl.col(_PREDICTED)).select(
         *by, pl.col(_ACTUAL).alias(CLASS), pl.col("_n").alias("tp")
     )
@@ -243,11 +306,12 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     counts = classes
     for part in (hits, support, said):
         counts = counts.join(part, on=keys, how="left", nulls_equal=True)
+    total = pl.col("_n").sort_by([_ACTUAL, _PREDICTED]).cum_sum().last().alias("total")
     if by:
-        totals = cells.group_by(by).agg(pl.col("_n").sum().alias("total"))
+        totals = cells.group_by(by).agg(total)
         counts = counts.join(totals, on=by, how="left", nulls_equal=True)
     else:
-        counts = counts.join(cells.select(pl.col("_n").sum().alias("total")), how="cross")
+        counts = counts.join(cells.select(total), how="cross")
     counts = counts.with_columns(pl.col("tp", "p", "pp").fill_null(0))
     c = Counts(pl.col("tp"), pl.col("pp") - pl.col("tp"), pl.col("p") - pl.col("tp"),
                pl.col("total") - pl.col("p") - pl.col("pp") + pl.col("tp"))
@@ -255,11 +319,20 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
 
 
 def confusion(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, positive: Any = AUTO
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
-    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``."""
+    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``.
+
+    With ``weight``, sums of sample weights (Float64) instead of row counts.
+    """
     _check_by(by, [CLASS, *COUNT_NAMES, "_n"])
-    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     label, binary_only = resolve_positive(dtype, positive, actual)
     if binary_only:
         problems += _not_binary_problems(
@@ -283,6 +356,7 @@ def rates(
     average: Average | None = None,
     zero_division: float | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long.
 
@@ -302,16 +376,26 @@ def rates(
     if average is not None and positive is not AUTO and positive is not None:
         raise ValueError("pass either positive= (binary) or average= (multi-class averages), not both")
     _check_by(by, [CLASS, "metric", "value", *COUNT_NAMES, "_n"])
-    labels, dtype, problems = _labels(frame, actual, predicted, by)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     if average is not None:
         keys = list(by)
         counts = Counts.columns()
+        from_labels = {k for k, m in zip(names, ms, strict=True) if label_based(m, average)}
         wide = _per_group(
             class_count_frame(labels, by), by,
             [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
-             for k, m in zip(names, ms, strict=True)],
+             for k, m in zip(names, ms, strict=True) if k not in from_labels],
         )
+        if from_labels:  # weighted kappa reads the labels themselves
+            kappas = _per_group(labels, by, [
+                fill_undefined(weighted_kappa(_ACTUAL, _PREDICTED, m.kwargs["weights"], _weighted(labels)),
+                               zero_division).cast(pl.Float64).alias(k)
+                for k, m in zip(names, ms, strict=True) if k in from_labels
+            ])
+            wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
+                    else pl.concat([wide, kappas], how="horizontal"))
+            wide = wide.select(*keys, *names)
     else:
         label, binary_only = resolve_positive(dtype, positive, actual)
         if binary_only:
@@ -373,6 +457,7 @@ def threshold_rates(
     zero_division: float | None = None,
     score_range: tuple[float, float] | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """``[*by, threshold, metric, value]``: counts and rates with ``score >= t`` (``> t`` when not
     ``inclusive``) predicted positive, at each threshold ``t``.
@@ -393,14 +478,15 @@ def threshold_rates(
         if m.spec.name not in RATES:
             raise ValueError(f"{m.name} is not a count or rate at a threshold: use .ireval.scores()")
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES]
+        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES],
+        weight=weight,
     )
-    pos, s = pl.col(_POSITIVE), pl.col(_SCORE)
-    counts = [pl.len().cast(pl.Int64).alias("_n"), pos.sum().cast(pl.Int64).alias("_P")]
+    pos, s, w = pl.col(_POSITIVE), pl.col(_SCORE), None if weight is None else _WEIGHT
+    rows = pl.len().cast(pl.Int64) if w is None else weight_total(pl.col(w))
+    counts = [rows.alias("_n"), tally(pos, w).alias("_P")]
     for i, t in enumerate(values):
         said = s >= t if inclusive else s > t
-        counts += [(pos & said).sum().cast(pl.Int64).alias(f"_tp{i}"),
-                   (~pos & said).sum().cast(pl.Int64).alias(f"_fp{i}")]
+        counts += [tally(pos & said, w).alias(f"_tp{i}"), tally(~pos & said, w).alias(f"_fp{i}")]
     per_group = (scored.group_by(keys).agg(counts) if keys else scored.select(counts)).cache()
     parts = []
     for i, t in enumerate(values):
@@ -420,13 +506,17 @@ def threshold_rates(
 # -- confusion matrix ----------------------------------------------------------------------------
 
 def confusion_matrix(
-    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = ()
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, weight: str | None = None
 ) -> pl.LazyFrame:
-    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included."""
+    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included.
+
+    With ``weight``, each cell is the sum of its rows' sample weights (Float64).
+    """
     _check_by(by, ["actual", "predicted", "count", CLASS])
-    labels, _, problems = _labels(frame, actual, predicted, by)
+    labels, _, problems = _labels(frame, actual, predicted, by, weight)
     by = list(by)
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int64).alias("count"))
+    count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(_WEIGHT))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
     cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()
@@ -447,20 +537,36 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     predicted positive at threshold ``t`` when its score is ``>= t``.
     """
     keys = list(keys)
-    points = scored.group_by([*keys, _SCORE]).agg(
-        pl.col(_POSITIVE).sum().cast(pl.Int64).alias("_pos"), pl.len().cast(pl.Int64).alias("_n")
-    )
-    points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+    weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
+    positive = pl.col(_POSITIVE)
 
     def per_group(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
 
-    negative = pl.col("_n") - pl.col("_pos")
+    if weight is None:
+        points = scored.group_by([*keys, _SCORE]).agg(
+            positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
+        )
+        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+        points = points.with_columns(
+            per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
+        )
+    else:
+        # as scikit-learn, rows of weight 0 are no point of the curve; the weights are added row after row
+        # in (score descending, label, weight) order, as the C.* expressions do: the same bits as theirs,
+        # and in any row order (that order is set by the values)
+        w = pl.col(weight)
+        rows = scored.filter(w != 0).sort(
+            [*keys, _SCORE, _POSITIVE, weight], descending=[False] * len(keys) + [True, False, False]
+        )
+        rows = rows.with_columns(
+            per_group(pl.when(positive).then(w).otherwise(0.0).cum_sum()).alias("tp"),
+            per_group(pl.when(positive).then(0.0).otherwise(w).cum_sum()).alias("fp"),
+        )
+        last_of_score = (per_group(pl.col(_SCORE).shift(-1)) != pl.col(_SCORE)).fill_null(True)
+        points = rows.filter(last_of_score)
     points = points.with_columns(
-        per_group(pl.col("_pos").cum_sum()).alias("tp"),
-        per_group(negative.cum_sum()).alias("fp"),
-        per_group(pl.col("_pos").sum()).alias("_P"),
-        per_group(negative.sum()).alias("_N"),
+        per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N")
     )
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
@@ -485,7 +591,8 @@ def _scored(
     positive: Any,
     score_range: tuple[float, float] | None,
     reserved: Sequence[str],
-) -> tuple[pl.LazyFrame, list[str], list[pl.LazyFrame]]:
+    weight: str | None = None,
+) -> tuple[pl.LazyFrame, list[str], list[Any]]:
     """Checked ``[*keys, <is positive>, <score>]`` rows for curves and score measures.
 
     ``score`` is one score column (binary, positive as in :func:`confusion`)
@@ -514,6 +621,7 @@ def _scored(
         _checks.require_numeric(schema, c, FRAME)
     problems = _checks.null_problems(frame, _unique([*by, actual, *score_columns]), FRAME)
     problems += _range_problems(frame, score_columns, score_range)
+    problems += weight_problems(frame, weight)
     by = list(by)
     if isinstance(score, Mapping):
         if positive is not AUTO:
@@ -529,6 +637,7 @@ def _scored(
                     pl.lit(label).cast(dtype).alias(CLASS),
                     (pl.col(actual) == label).alias(_POSITIVE),
                     pl.col(column).cast(pl.Float64).alias(_SCORE),
+                    *_weight_column(weight),
                 )
             )
         return pl.concat(parts), [*by, CLASS], problems
@@ -543,9 +652,31 @@ def _scored(
             frame, [actual], "pass positive=<label> to choose the positive class"
         )
     scored = frame.select(
-        *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE)
+        *by, (pl.col(actual) == label).alias(_POSITIVE), pl.col(score).cast(pl.Float64).alias(_SCORE),
+        *_weight_column(weight),
     )
     return scored, by, problems
+
+
+def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Sequence[str]) -> pl.LazyFrame:
+    """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`curve_points`
+    (sums of weights per distinct score, added in a fixed order): each group's scores sorted once."""
+    keys = list(keys)
+    pts = curve_points(scored, keys)
+    tp, fp = pl.col("tp"), pl.col("fp")
+    positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
+    tp_before, fp_before = tp.shift(1, fill_value=0.0), fp.shift(1, fill_value=0.0)
+    terms = point_terms(tp, fp, tp_before, fp_before, positives, negatives)
+    curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
+    exprs = [
+        (weighted_roc_auc(curve_of) if name == "ROC_AUC" else area(name, terms, positives, negatives))
+        .alias(name) for name in names
+    ]
+    per_group = pts.group_by(keys).agg(exprs) if keys else pts.select(exprs)
+    groups = scored.select(keys).unique() if keys else None
+    if groups is not None:  # a group whose weights are all 0 has no points: null values, as unweighted
+        per_group = groups.join(per_group, on=keys, how="left", nulls_equal=True)
+    return per_group.select(*keys, *(pl.col(n).cast(pl.Float64) for n in names))
 
 
 def curve(
@@ -556,6 +687,7 @@ def curve(
     *,
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
 
@@ -564,13 +696,14 @@ def curve(
     per class, with a ``class`` column.
     """
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
     )
     return _checks.attach(curve_points(scored, keys), problems)
 
 
 
-DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr")
+DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr", "fpr_probit", "fnr_probit")
 
 
 def det_curve(
@@ -581,17 +714,22 @@ def det_curve(
     *,
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
-    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr]``, threshold ascending.
+    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
+    threshold ascending.
 
     scikit-learn's ``det_curve`` points: the curve's points from the last one
     without more false positives than the first (highest) threshold to the
     first that finds every positive. ``fpr`` is the false acceptance rate
-    (FAR), ``fnr`` the false rejection rate (FRR). A group with only one class
-    has no rows (scikit-learn raises there).
+    (FAR), ``fnr`` the false rejection rate (FRR). ``fpr_probit`` and
+    ``fnr_probit`` are their standard normal deviates, the DET plot's axes
+    (:func:`frame_eval._normal.normal_deviate`; a rate of 0 gives ``-inf``).
+    A group with only one class has no rows (scikit-learn raises there).
     """
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_n", "_P", "_N"]
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
     )
     points = curve_points(scored, keys)
 
@@ -607,6 +745,8 @@ def det_curve(
     both_classes = (positives > 0) & (fp + tn > 0)
     det = points.filter(from_start & to_end & both_classes).select(
         *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
+    ).with_columns(
+        normal_deviate(pl.col("fpr")).alias("fpr_probit"), normal_deviate(pl.col("fnr")).alias("fnr_probit")
     )
     return _checks.attach(det.sort([*keys, "threshold"]), problems)
 
@@ -621,16 +761,35 @@ def scores(
     positive: Any = AUTO,
     score_range: tuple[float, float] | None = None,
     shape: Shape = "long",
+    weight: str | None = None,
+    average: str | None = None,
+    multi_class: str = "ovr",
 ) -> pl.LazyFrame:
     """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
+
+    With ``average`` (and ``score`` a mapping ``{class: column}``), one value per group of the
+    multi-class measures: see :func:`multiclass_scores`.
 
     ROC AUC, average precision, PR AUC and EER come from one sort of each
     group's scores (:mod:`frame_eval.classification.grouped_scores`); other score measures, such as
     ``best_threshold``, from their expressions.
     """
     _check_shape(shape)
+    if average is not None:
+        if positive is not AUTO:
+            raise ValueError("with average=, every class of score={class: column} is positive in turn; "
+                             "leave out positive=")
+        return multiclass_scores(
+            frame, actual, score, by, metrics=metrics, average=average, multi_class=multi_class,
+            weight=weight, shape=shape,
+        )
     ms = resolve(SCORE_DEFAULTS if metrics is None else metrics, "classification")
     for m in ms:
+        if m.spec is TOP_K_ACCURACY:
+            raise ValueError(
+                f"{m.name} is one value per group from every class's score column: pass "
+                f"score={{class: column, ...}} and average='macro' (any average gives the same value)"
+            )
         if m.spec.name in RATES:
             raise ValueError(
                 f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
@@ -638,18 +797,27 @@ def scores(
             )
     if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
+    if weight is not None:
+        unweighted = [m.name for m in ms if m.spec in PROBABILITY_SPECS]
+        if unweighted:
+            raise ValueError(f"{unweighted[0]} does not take weight= yet; leave out weight= for it")
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"]
+        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
+        weight=weight,
     )
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     fused = {k: m for k, m in zip(names, ms, strict=True) if m.spec.name in SCORE_MEASURES and not m.kwargs}
     others = {k: m for k, m in zip(names, ms, strict=True) if k not in fused}
-    columns = {"actual": _POSITIVE, "score": _SCORE, "positive": True}
+    columns = {
+        "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
+    }
     exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
     extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
     if fused:
-        wide = score_measures(
-            scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), [m.spec.name for m in fused.values()]
+        measured = [m.spec.name for m in fused.values()]
+        wide = (
+            score_measures(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), measured) if weight is None
+            else weighted_score_measures(scored, keys, measured)
         ).rename({m.spec.name: k for k, m in fused.items()})
         if extra is not None:
             wide = (
@@ -662,3 +830,201 @@ def scores(
     if keys:
         wide = wide.sort(keys)
     return _checks.attach(_shaped(wide, keys, names, shape), problems)
+
+
+# -- multi-class scores ------------------------------------------------------------------------------
+
+MULTICLASS_DEFAULTS: Final = ("ROC_AUC", "average_precision")
+SUM_TOLERANCE: Final = (1e-8, 1e-5)  # NumPy's allclose: |1 - sum| <= 1e-8 + 1e-5 |sum|, scikit-learn's check
+
+
+def multiclass_scores(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: Any,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    average: str = "macro",
+    multi_class: str = "ovr",
+    weight: str | None = None,
+    shape: Shape = "long",
+) -> pl.LazyFrame:
+    """``[*by, metric, value]``: multi-class ROC AUC, average precision and top-k accuracy per group.
+
+    ``score`` maps each class label to its score column; the classes are its
+    keys (:mod:`frame_eval.classification.multiclass`). ROC AUC averages
+    one-vs-rest or one-vs-one (``multi_class``) with ``average`` ``"macro"``
+    or ``"weighted"`` (``"micro"``: one-vs-rest only), AP one-vs-rest with any
+    of the three, top-k accuracy ignores ``average``. Data checks (raised on
+    collect): nulls, a label that is no key of ``score``, bad weights, and for
+    ROC AUC probabilities outside [0, 1] or rows whose probabilities do not
+    add to 1 (NumPy's ``allclose`` tolerance, as scikit-learn checks).
+    """
+    check_choice("average", average, CLASS_AVERAGES)
+    check_choice("multi_class", multi_class, MULTI_CLASS)
+    if not isinstance(score, Mapping):
+        raise TypeError(
+            f"average= scores every class against the others from one score column per class: pass "
+            f"score={{class label: score column, ...}}, got {score!r}"
+        )
+    pairs = check_scores(score)
+    ms = resolve(MULTICLASS_DEFAULTS if metrics is None else metrics, "classification")
+    allowed = {"ROC_AUC", "average_precision", TOP_K_ACCURACY.name}
+    for m in ms:
+        if m.spec.name not in allowed:
+            raise ValueError(
+                f"{m.name} has no multi-class average here (ROC_AUC, average_precision and top_k_accuracy "
+                f"do); leave out average= for one value per class"
+            )
+    by = list(by)
+    _check_by(by, ["metric", "value", _WEIGHT])
+    columns = [c for _, c in pairs]
+    schema = frame.collect_schema()
+    _checks.require_columns(
+        schema, _unique([*by, actual, *columns]), FRAME, "pass actual=, score= or by= with your column names"
+    )
+    dtype = _require_labels(schema, actual)
+    for label, _ in pairs:
+        _check_label(dtype, label, actual, "score key")
+    for c in columns:
+        _checks.require_numeric(schema, c, FRAME)
+    problems: list[Any] = _checks.null_problems(frame, _unique([*by, actual, *columns]), FRAME)
+    problems += weight_problems(frame, weight)
+    keys = [label for label, _ in pairs]
+    problems.append(_checks.value_problem(
+        frame, ~pl.col(actual).is_in(keys), f"labels in {FRAME} column {actual!r} that are no key of score=",
+        "map every class to its score column, or drop those rows", value=actual,
+    ))
+    if any(m.spec.name == "ROC_AUC" for m in ms):
+        problems += _range_problems(frame, columns, (0.0, 1.0))
+        total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
+        atol, rtol = SUM_TOLERANCE
+        off = (1.0 - total).abs() > atol + rtol * total.abs()
+        problems.append(_checks.value_problem(
+            frame, off.fill_null(False),
+            f"rows whose probabilities in {FRAME} columns {', '.join(map(repr, columns))} do not add to 1",
+            "multi-class ROC AUC reads probabilities: normalise each row (divide by its sum)",
+        ))
+    work = frame.select(*by, actual, *_unique(columns), *_weight_column(weight))
+    inputs = {"actual": actual, "scores": dict(pairs), "weight": None if weight is None else _WEIGHT}
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    exprs = []
+    for k, m in zip(names, ms, strict=True):
+        if m.spec.name == "ROC_AUC":
+            e = _build_roc_auc_multiclass(inputs, None, multi_class=multi_class, average=average)
+        elif m.spec.name == "average_precision":
+            e = _build_average_precision_multiclass(inputs, None, average=average)
+        else:
+            e = m.spec.build(inputs, None, **m.kwargs)
+        exprs.append(e.cast(pl.Float64).alias(k))
+    wide = _per_group(work, by, exprs)
+    return _checks.attach(_shaped(wide, by, names, shape), problems)
+
+
+# -- classification report ------------------------------------------------------------------------
+
+REPORT_COLUMNS: Final = ("precision", "recall", "f1-score", "support")
+REPORT_ROWS: Final = ("accuracy", "macro avg", "weighted avg")
+
+
+def classification_report(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    zero_division: float | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """scikit-learn's ``classification_report(output_dict=True)`` as a frame, per group.
+
+    ``[*by, class, precision, recall, f1-score, support]``: one row per class
+    of the group (labels as text, in label order), then ``accuracy`` (its
+    value in ``f1-score``, precision and recall null, support the total, as
+    the printed report shows it), ``macro avg`` and ``weighted avg`` (support
+    the total). ``support`` is Int64, or Float64 with ``weight``.
+    """
+    zero_division = check_zero_division(zero_division)
+    by = list(by)
+    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
+    counts_frame = class_count_frame(labels, by)
+    c = Counts.columns()
+    # class labels as scikit-learn's report names them, str(label)
+    as_text = (pl.when(pl.col(CLASS)).then(pl.lit("True")).otherwise(pl.lit("False")) if dtype == pl.Boolean
+               else pl.col(CLASS).cast(pl.String)).alias(CLASS)
+    ms = {name: m for name, m in zip(("precision", "recall", "f1-score"),
+                                     resolve(["precision", "recall", "F1"], "classification"), strict=True)}
+    per_class = counts_frame.select(
+        *by, as_text,
+        *[fill_undefined(value(m, c), zero_division).cast(pl.Float64).alias(name) for name, m in ms.items()],
+        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"),
+    )
+    (accuracy,) = resolve(["accuracy"], "classification")
+    total = pl.col("total").first().alias("support")
+    parts = [per_class]
+    nothing, order = pl.lit(None, pl.Float64), pl.col(CLASS)
+    summary = [
+        (REPORT_ROWS[0], [nothing.alias("precision"), nothing.alias("recall"),
+                          averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score")]),
+        *[(row, [averaged(m, c, average, zero_division, order=order).cast(pl.Float64).alias(name)
+                 for name, m in ms.items()])
+          for row, average in ((REPORT_ROWS[1], "macro"), (REPORT_ROWS[2], "weighted"))],
+    ]
+    for i, (row, exprs) in enumerate(summary, start=1):
+        part = _per_group(counts_frame, by, [*exprs, total])
+        parts.append(
+            part.select(*by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"))
+        )
+    report = pl.concat(parts, how="vertical")
+    report = report.sort([*by, "_row"], maintain_order=True).drop("_row")
+    return _checks.attach(report, problems)
+
+
+# -- the best threshold with its counts ------------------------------------------------------------
+
+BEST_COLUMNS: Final = (
+    "threshold", "tp", "fp", "fn", "tn", "recall", "specificity", "FPR", "FNR", "precision", "accuracy"
+)
+
+
+def best_threshold(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    criterion: str = "youden",
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
+    **options: Any,
+) -> pl.LazyFrame:
+    """``[*by, (class,) threshold, tp, fp, fn, tn, recall, specificity, FPR, FNR, precision, accuracy]``:
+    the best threshold of each group (:func:`frame_eval.classification.thresholds.best_threshold`)
+    and the counts and rates there; null when no threshold qualifies."""
+    given = {k: v for k, v in options.items() if v is not None}
+    m = measure(BEST_THRESHOLD, kind="classification", criterion=criterion, **given)  # checks every value
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range,
+        [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
+    )
+    kwargs = m.kwargs
+    # the curve's points of every group (one sort), then the best of each group's points
+    pts = curve_points(scored, keys)
+    tp, fp = pl.col("tp"), pl.col("fp")
+    curve_of = Points(pl.col("threshold"), tp, fp, (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first())
+    point = best_of(curve_of, weight is None, kwargs.pop("criterion"), kwargs).alias("_best")
+    chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
+    groups = scored.select(keys).unique() if keys else None
+    best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
+    tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
+    fn, tn = positives - tp, negatives - fp
+    result = best.select(
+        *keys, "threshold", tp, fp, fn.alias("fn"), tn.alias("tn"),
+        ratio(tp, positives).alias("recall"), ratio(tn, negatives).alias("specificity"),
+        ratio(fp, negatives).alias("FPR"), ratio(fn, positives).alias("FNR"),
+        ratio(tp, tp + fp).alias("precision"), ratio(tp + tn, positives + negatives).alias("accuracy"),
+    )
+    return _checks.attach(result.sort(keys) if keys else result, problems)

@@ -31,6 +31,9 @@ from frame_eval.classification.counts import (
     parseable,
     ratio,
 )
+from frame_eval.classification.counts import (
+    weighted as weighted_value,
+)
 from frame_eval.registry import Measure, MeasureSpec, Param, measure, register, register_shorthand
 
 __all__ = [
@@ -177,12 +180,51 @@ def _kappa_of(rows: pl.Expr, agreed: pl.Expr, chance: pl.Expr) -> pl.Expr:
     return 1.0 - ratio((rows - agreed) * rows, rows * rows - chance)
 
 
-def _kappa(c: Counts) -> pl.Expr:
+def _kappa(c: Counts, *, weights: str = "none") -> pl.Expr:
+    # with two classes every disagreement weighs 1 (|0 - 1| = (0 - 1)^2), so the weights change nothing
     return _kappa_of(c.total, c.tp + c.tn, c.pp * c.p + c.pn * c.n)
 
 
+def weighted_kappa(actual: str, predicted: str, weights: str, weight: str | None = None) -> pl.Expr:
+    """Cohen's kappa of the group's K x K matrix with disagreement weights ``|i - j|`` (linear) or
+    ``(i - j)^2`` (quadratic), ``i``, ``j`` the positions of the two labels among the sorted classes.
+
+    ``kappa = 1 - sum_ij w_ij C_ij / sum_ij w_ij E_ij``, ``E_ij = r_i c_j / n`` (``r``, ``c`` the
+    actual and predicted counts per class): ``1 - n O / E'`` with ``O`` the weighted disagreement
+    of the rows and ``E' = sum_ij w_ij r_i c_j``, integers without sample weights, divided once.
+    """
+    keep = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
+    a, b = pl.col(actual).filter(keep), pl.col(predicted).filter(keep)
+    classes = a.append(b).unique().sort()
+    gap = (classes.search_sorted(a).cast(pl.Int64) - classes.search_sorted(b).cast(pl.Int64)).abs()
+    disagreement = gap if weights == "linear" else gap * gap
+    counts = class_counts(actual, predicted, weight)
+    exact = pl.Int128 if weight is None else pl.Float64
+    r, c = counts.p.cast(exact), counts.pp.cast(exact)
+    position = pl.int_range(0, classes.len(), dtype=pl.Int64).cast(exact)
+    rows = _sum(c)
+    if weight is None:
+        observed = _sum(disagreement.cast(exact))
+    else:
+        terms = disagreement.cast(pl.Float64) * pl.col(weight).cast(pl.Float64).filter(keep)
+        observed = _sum(terms.sort())
+    if weights == "linear":  # sum_j |i - j| c_j for every i, from running sums over j
+        below, below_pos = c.cum_sum(), (c * position).cum_sum()
+        spread = position * below - below_pos + (_sum(c * position) - below_pos) - position * (rows - below)
+    else:  # sum_j (i - j)^2 c_j = i^2 n - 2 i sum_j j c_j + sum_j j^2 c_j
+        first, second = _sum(c * position), _sum(c * position * position)
+        spread = position * position * rows - 2 * position * first + second
+    expected = _sum(r * spread)
+    return 1.0 - ratio(observed * rows, expected)
+
+
 def _multi_kappa(c: Counts) -> pl.Expr:
-    return _kappa_of(c.total.first(), c.tp.sum(), (c.pp * c.p).sum())
+    return _kappa_of(c.total.first(), _sum(c.tp), _sum(c.pp * c.p))
+
+
+def _sum(values: pl.Expr) -> pl.Expr:
+    # counts stay integers (exact); weighted counts (floats) are added one by one in class order
+    return values.cum_sum().last()
 
 
 # -- whole-matrix definitions used by every multi-class average -------------------------------------
@@ -203,12 +245,12 @@ def _multi_balanced_accuracy(c: Counts) -> pl.Expr:
 
 def _multi_mcc(c: Counts) -> pl.Expr:
     # Gorodkin's R_K: covariances of the actual and predicted one-hot matrices, in scikit-learn's
-    # operations; the sums of products are integers, summed exactly (in any order) before the cast
+    # operations; the sums of products are integers, summed exactly before the cast (weighted: in class order)
     rows = c.total.first().cast(pl.Float64)
     support, said = c.p, c.pp
-    cov_actual_said = c.tp.sum().cast(pl.Float64) * rows - (support * said).sum().cast(pl.Float64)
-    cov_said = rows * rows - (said * said).sum().cast(pl.Float64)
-    cov_actual = rows * rows - (support * support).sum().cast(pl.Float64)
+    cov_actual_said = _sum(c.tp).cast(pl.Float64) * rows - _sum(support * said).cast(pl.Float64)
+    cov_said = rows * rows - _sum(said * said).cast(pl.Float64)
+    cov_actual = rows * rows - _sum(support * support).cast(pl.Float64)
     return ratio(cov_actual_said, (cov_actual * cov_said).sqrt())
 
 
@@ -232,7 +274,8 @@ def counts_of(columns: Any) -> Counts:
         return columns
     if ACTUAL in columns or PREDICTED in columns:
         return binary_counts(
-            columns.get(ACTUAL, ACTUAL), columns.get(PREDICTED, PREDICTED), columns.get("positive", AUTO)
+            columns.get(ACTUAL, ACTUAL), columns.get(PREDICTED, PREDICTED), columns.get("positive", AUTO),
+            columns.get("weight"),
         )
     return Counts.columns(columns)
 
@@ -320,8 +363,16 @@ RATE_SPECS: Final = (
 )
 DEFAULT_RATES: Final = tuple(s.name if s is not F else "F1" for s in RATE_SPECS)
 # agreement beyond chance; not among the default rates
+KAPPA_WEIGHTS: Final = ("none", "linear", "quadratic")
 KAPPA = _spec("kappa", "Cohen's kappa: agreement of actual and predicted labels beyond chance", _kappa,
-              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score")
+              "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score",
+              params=(Param("weights", str, "none", KAPPA_WEIGHTS,
+                            "disagreement weights: none, linear |i - j| or quadratic (i - j)^2"),))
+
+
+def label_based(m: Measure, average: str | None) -> bool:
+    """Whether ``m`` needs the label columns themselves, not one-vs-rest counts (weighted kappa)."""
+    return average is not None and m.spec is KAPPA and m.kwargs.get("weights", "none") != "none"
 
 
 def value(m: Measure, counts: Counts) -> pl.Expr:
@@ -349,7 +400,7 @@ def averaged(
     if whole is not None:
         result = fill_undefined(whole(counts), fill)
     elif average == "micro":
-        summed = Counts(counts.tp.sum(), counts.fp.sum(), counts.fn.sum(), counts.tn.sum())
+        summed = Counts(*(_sum(x) for x in (counts.tp, counts.fp, counts.fn, counts.tn)))
         result = fill_undefined(value(m, summed), fill)
     else:
         per_class = fill_undefined(value(m, counts), fill)
@@ -375,8 +426,9 @@ def rate_expr(
     positive: Any,
     average: Average | None,
     zero_division: float | None,
+    weight: str | None = None,
 ) -> pl.Expr:
-    """The expression behind every public count and rate function."""
+    """The expression behind every public count and rate function (``weight``: a sample-weight column)."""
     ms = m if isinstance(m, Measure) else measure(m, kind="classification")
     average = check_average(average)  # type: ignore[assignment]
     zero_division = check_zero_division(zero_division)
@@ -386,18 +438,27 @@ def rate_expr(
                 "positive=None (one value per class) is for frame.ireval.rates(); in an expression, "
                 "pass a positive label or average='micro', 'macro' or 'weighted'"
             )
-        result = fill_undefined(value(ms, binary_counts(actual, predicted, positive)), zero_division)
+        result = fill_undefined(value(ms, binary_counts(actual, predicted, positive, weight)), zero_division)
     else:
         if positive is not AUTO:
             raise ValueError(f"pass either positive= (binary) or average= (multi-class), not both: {ms.name}")
-        result = averaged(ms, class_counts(actual, predicted), average, zero_division)
+        if label_based(ms, average):
+            kappa = weighted_kappa(actual, predicted, ms.kwargs["weights"], weight)
+            result = fill_undefined(weighted_value(kappa, weight), zero_division)
+        else:
+            result = averaged(ms, class_counts(actual, predicted, weight), average, zero_division)
     return result.alias(ms.name)
 
 
 # -- public expression functions --------------------------------------------------------------------
 
-def confusion(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def confusion(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """All binary counts as one struct ``confusion{tp, fp, fn, tn, p, n, pp, pn, total}`` (Int64).
+
+    With ``weight`` (a column of sample weights >= 0), each count is the sum
+    of its rows' weights, Float64 (scikit-learn's ``sample_weight``).
 
     ``p = tp + fn`` (actual positives), ``n = fp + tn``, ``pp = tp + fp``
     (predicted positives), ``pn = fn + tn``, ``total = p + n``. A row is
@@ -412,12 +473,14 @@ def confusion(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any
     >>> df.select(C.confusion("y", "yhat")).unnest("confusion").row(0)
     (1, 1, 1, 2, 2, 3, 2, 3, 5)
     """
-    c = binary_counts(actual, predicted, positive)
+    c = binary_counts(actual, predicted, positive, weight)
     fields = {name: getattr(c, name) for name in COUNT_NAMES}
     return pl.struct(**fields).alias("confusion")
 
 
-def tp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def tp(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """True positives: rows whose actual and predicted labels are both ``positive`` (Int64).
 
     >>> import polars as pl
@@ -425,10 +488,12 @@ def tp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.tp("y", "yhat")).item()
     1
     """
-    return rate_expr(TP, actual, predicted, positive, None, None)
+    return rate_expr(TP, actual, predicted, positive, None, None, weight)
 
 
-def fp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def fp(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """False positives (type I errors): negative rows predicted ``positive`` (Int64).
 
     >>> import polars as pl
@@ -436,10 +501,12 @@ def fp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fp("y", "yhat")).item()
     1
     """
-    return rate_expr(FP, actual, predicted, positive, None, None)
+    return rate_expr(FP, actual, predicted, positive, None, None, weight)
 
 
-def fn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def fn(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """False negatives (type II errors, misses): ``positive`` rows predicted negative (Int64).
 
     >>> import polars as pl
@@ -447,10 +514,12 @@ def fn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fn("y", "yhat")).item()
     1
     """
-    return rate_expr(FN, actual, predicted, positive, None, None)
+    return rate_expr(FN, actual, predicted, positive, None, None, weight)
 
 
-def tn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def tn(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """True negatives: negative rows predicted negative (Int64).
 
     >>> import polars as pl
@@ -458,10 +527,12 @@ def tn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.tn("y", "yhat")).item()
     1
     """
-    return rate_expr(TN, actual, predicted, positive, None, None)
+    return rate_expr(TN, actual, predicted, positive, None, None, weight)
 
 
-def p(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def p(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Actual positives ``P = TP + FN`` (scikit-learn's *support* of the positive class).
 
     >>> import polars as pl
@@ -469,10 +540,12 @@ def p(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO)
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.p("y", "yhat")).item()
     2
     """
-    return rate_expr(P, actual, predicted, positive, None, None)
+    return rate_expr(P, actual, predicted, positive, None, None, weight)
 
 
-def n(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def n(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Actual negatives ``N = FP + TN``.
 
     >>> import polars as pl
@@ -480,10 +553,12 @@ def n(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO)
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.n("y", "yhat")).item()
     1
     """
-    return rate_expr(N, actual, predicted, positive, None, None)
+    return rate_expr(N, actual, predicted, positive, None, None, weight)
 
 
-def pp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def pp(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Predicted positives ``PP = TP + FP``.
 
     >>> import polars as pl
@@ -491,10 +566,12 @@ def pp(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.pp("y", "yhat")).item()
     2
     """
-    return rate_expr(PP, actual, predicted, positive, None, None)
+    return rate_expr(PP, actual, predicted, positive, None, None, weight)
 
 
-def pn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def pn(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Predicted negatives ``PN = FN + TN``.
 
     >>> import polars as pl
@@ -502,10 +579,12 @@ def pn(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.pn("y", "yhat")).item()
     1
     """
-    return rate_expr(PN, actual, predicted, positive, None, None)
+    return rate_expr(PN, actual, predicted, positive, None, None, weight)
 
 
-def total(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO) -> pl.Expr:
+def total(
+    actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
     """Rows counted, ``P + N`` (rows with a null label are not counted).
 
     >>> import polars as pl
@@ -513,7 +592,7 @@ def total(actual: str = ACTUAL, predicted: str = PREDICTED, *, positive: Any = A
     >>> pl.DataFrame({"y": [1, None, 0], "yhat": [1, 0, 1]}).select(C.total("y", "yhat")).item()
     2
     """
-    return rate_expr(TOTAL, actual, predicted, positive, None, None)
+    return rate_expr(TOTAL, actual, predicted, positive, None, None, weight)
 
 
 def recall(
@@ -523,6 +602,7 @@ def recall(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Recall, true positive rate (TPR, sensitivity, hit rate): ``TP / P``.
 
@@ -541,11 +621,20 @@ def recall(
     zero_division
         Value for an undefined result (scikit-learn's ``zero_division``); the
         default leaves it null, like scikit-learn's ``np.nan``.
+    weight
+        A column of sample weights (numbers >= 0; scikit-learn's
+        ``sample_weight``): every count becomes the sum of its rows' weights
+        (Float64), added in a fixed order so the value does not depend on the
+        row order. A weight that is negative, null, NaN or infinite raises a
+        ``ValueError`` naming its position in the group.
 
     Examples
     --------
     >>> import polars as pl
     >>> from frame_eval import classification as C
+    >>> weighted = pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 0], "w": [3.0, 1.0, 2.0]})
+    >>> weighted.select(C.recall("y", "yhat", weight="w")).item()  # 3 / (3 + 1)
+    0.75
     >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "b"]})
     >>> df.select(C.recall("y", "yhat", positive="a"), C.recall("y", "yhat", average="macro").alias("macro"))
     shape: (1, 2)
@@ -557,7 +646,7 @@ def recall(
     │ 0.5    ┆ 0.5   │
     └────────┴───────┘
     """
-    return rate_expr(RECALL, actual, predicted, positive, average, zero_division)
+    return rate_expr(RECALL, actual, predicted, positive, average, zero_division, weight)
 
 
 def fnr(
@@ -567,6 +656,7 @@ def fnr(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """False negative rate (miss rate): ``FN / P = 1 - recall``.
 
@@ -577,7 +667,7 @@ def fnr(
     >>> pl.DataFrame({"y": [1, 1, 0], "yhat": [1, 0, 1]}).select(C.fnr("y", "yhat")).item()
     0.5
     """
-    return rate_expr(FNR, actual, predicted, positive, average, zero_division)
+    return rate_expr(FNR, actual, predicted, positive, average, zero_division, weight)
 
 
 def specificity(
@@ -587,6 +677,7 @@ def specificity(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Specificity, true negative rate (TNR, selectivity): ``TN / N``.
 
@@ -597,7 +688,7 @@ def specificity(
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.specificity("y", "yhat")).item()
     0.5
     """
-    return rate_expr(SPECIFICITY, actual, predicted, positive, average, zero_division)
+    return rate_expr(SPECIFICITY, actual, predicted, positive, average, zero_division, weight)
 
 
 def fpr(
@@ -607,6 +698,7 @@ def fpr(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """False positive rate (fall-out): ``FP / N = 1 - specificity``.
 
@@ -617,7 +709,7 @@ def fpr(
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.fpr("y", "yhat")).item()
     0.5
     """
-    return rate_expr(FPR, actual, predicted, positive, average, zero_division)
+    return rate_expr(FPR, actual, predicted, positive, average, zero_division, weight)
 
 
 def precision(
@@ -627,6 +719,7 @@ def precision(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Precision, positive predictive value (PPV): ``TP / PP``.
 
@@ -638,7 +731,7 @@ def precision(
     >>> df.select(C.precision("y", "yhat"), C.precision("y", "yhat", zero_division=0).alias("zd")).row(0)
     (None, 0.0)
     """
-    return rate_expr(PRECISION, actual, predicted, positive, average, zero_division)
+    return rate_expr(PRECISION, actual, predicted, positive, average, zero_division, weight)
 
 
 def fdr(
@@ -648,6 +741,7 @@ def fdr(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """False discovery rate: ``FP / PP = 1 - precision``.
 
@@ -658,7 +752,7 @@ def fdr(
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [1, 0, 1]}).select(C.fdr("y", "yhat")).item()
     0.5
     """
-    return rate_expr(FDR, actual, predicted, positive, average, zero_division)
+    return rate_expr(FDR, actual, predicted, positive, average, zero_division, weight)
 
 
 def npv(
@@ -668,6 +762,7 @@ def npv(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Negative predictive value: ``TN / PN``.
 
@@ -678,7 +773,7 @@ def npv(
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [0, 0, 1]}).select(C.npv("y", "yhat")).item()
     0.5
     """
-    return rate_expr(NPV, actual, predicted, positive, average, zero_division)
+    return rate_expr(NPV, actual, predicted, positive, average, zero_division, weight)
 
 
 def false_omission_rate(
@@ -688,6 +783,7 @@ def false_omission_rate(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """False omission rate (FOR): ``FN / PN = 1 - NPV``.
 
@@ -698,7 +794,7 @@ def false_omission_rate(
     >>> pl.DataFrame({"y": [1, 0, 0], "yhat": [0, 0, 1]}).select(C.false_omission_rate("y", "yhat")).item()
     0.5
     """
-    return rate_expr(FOR, actual, predicted, positive, average, zero_division)
+    return rate_expr(FOR, actual, predicted, positive, average, zero_division, weight)
 
 
 def accuracy(
@@ -708,6 +804,7 @@ def accuracy(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Accuracy: ``(TP + TN) / total``; with any ``average``, the share of rows predicted right.
 
@@ -721,7 +818,7 @@ def accuracy(
     ...           C.accuracy("y", "yhat", average="micro").alias("all")).row(0)
     (0.75, 0.75)
     """
-    return rate_expr(ACCURACY, actual, predicted, positive, average, zero_division)
+    return rate_expr(ACCURACY, actual, predicted, positive, average, zero_division, weight)
 
 
 def error_rate(
@@ -731,6 +828,7 @@ def error_rate(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Error rate (misclassification rate): ``(FP + FN) / total = 1 - accuracy``.
 
@@ -741,7 +839,7 @@ def error_rate(
     >>> pl.DataFrame({"y": [1, 0, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.error_rate("y", "yhat")).item()
     0.25
     """
-    return rate_expr(ERROR_RATE, actual, predicted, positive, average, zero_division)
+    return rate_expr(ERROR_RATE, actual, predicted, positive, average, zero_division, weight)
 
 
 def prevalence(
@@ -751,6 +849,7 @@ def prevalence(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Prevalence: ``P / total``, the share of actual positives.
 
@@ -761,7 +860,7 @@ def prevalence(
     >>> pl.DataFrame({"y": [1, 0, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.prevalence("y", "yhat")).item()
     0.25
     """
-    return rate_expr(PREVALENCE, actual, predicted, positive, average, zero_division)
+    return rate_expr(PREVALENCE, actual, predicted, positive, average, zero_division, weight)
 
 
 def fbeta(
@@ -772,6 +871,7 @@ def fbeta(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """F-beta score: ``(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``, named ``F1``, ``F2``, ``F0.5``...
 
@@ -788,7 +888,7 @@ def fbeta(
     [0.4545, 0.3571]
     """
     m = measure(F, kind="classification", beta=beta)
-    return rate_expr(m, actual, predicted, positive, average, zero_division)
+    return rate_expr(m, actual, predicted, positive, average, zero_division, weight)
 
 
 def f1(
@@ -798,6 +898,7 @@ def f1(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """F1 score: ``2 TP / (2 TP + FN + FP)``, the harmonic mean of precision and recall.
 
@@ -808,7 +909,7 @@ def f1(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 1, 1]}).select(C.f1("y", "yhat")).item()
     0.4
     """
-    return rate_expr(F, actual, predicted, positive, average, zero_division)
+    return rate_expr(F, actual, predicted, positive, average, zero_division, weight)
 
 
 def balanced_accuracy(
@@ -818,6 +919,7 @@ def balanced_accuracy(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Balanced accuracy: ``(TPR + TNR) / 2``, the mean recall of the two classes.
 
@@ -832,7 +934,7 @@ def balanced_accuracy(
     >>> round(df.select(C.balanced_accuracy("y", "yhat")).item(), 4)
     0.8333
     """
-    return rate_expr(BALANCED_ACCURACY, actual, predicted, positive, average, zero_division)
+    return rate_expr(BALANCED_ACCURACY, actual, predicted, positive, average, zero_division, weight)
 
 
 def mcc(
@@ -842,6 +944,7 @@ def mcc(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (phi): ``(TP TN - FP FN) / sqrt(PP P N PN)``.
 
@@ -856,7 +959,7 @@ def mcc(
     >>> round(df.select(C.mcc("y", "yhat")).item(), 4)
     0.5774
     """
-    return rate_expr(MCC, actual, predicted, positive, average, zero_division)
+    return rate_expr(MCC, actual, predicted, positive, average, zero_division, weight)
 
 
 def informedness(
@@ -866,6 +969,7 @@ def informedness(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Informedness (Youden's J, bookmaker informedness): ``TPR + TNR - 1``.
 
@@ -876,7 +980,7 @@ def informedness(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]}).select(C.informedness("y", "yhat")).item()
     0.5
     """
-    return rate_expr(INFORMEDNESS, actual, predicted, positive, average, zero_division)
+    return rate_expr(INFORMEDNESS, actual, predicted, positive, average, zero_division, weight)
 
 
 def markedness(
@@ -886,6 +990,7 @@ def markedness(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Markedness (deltaP): ``PPV + NPV - 1``.
 
@@ -897,7 +1002,7 @@ def markedness(
     >>> round(df.select(C.markedness("y", "yhat")).item(), 4)
     0.6667
     """
-    return rate_expr(MARKEDNESS, actual, predicted, positive, average, zero_division)
+    return rate_expr(MARKEDNESS, actual, predicted, positive, average, zero_division, weight)
 
 
 def lr_plus(
@@ -907,6 +1012,7 @@ def lr_plus(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Positive likelihood ratio ``LR+``: ``TPR / FPR``.
 
@@ -918,7 +1024,7 @@ def lr_plus(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 1, 1, 0]}).select(C.lr_plus("y", "yhat")).item()
     2.0
     """
-    return rate_expr(LR_PLUS, actual, predicted, positive, average, zero_division)
+    return rate_expr(LR_PLUS, actual, predicted, positive, average, zero_division, weight)
 
 
 def lr_minus(
@@ -928,6 +1034,7 @@ def lr_minus(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Negative likelihood ratio ``LR-``: ``FNR / TNR``.
 
@@ -939,7 +1046,7 @@ def lr_minus(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 0, 0]}).select(C.lr_minus("y", "yhat")).item()
     0.5
     """
-    return rate_expr(LR_MINUS, actual, predicted, positive, average, zero_division)
+    return rate_expr(LR_MINUS, actual, predicted, positive, average, zero_division, weight)
 
 
 def diagnostic_odds_ratio(
@@ -949,6 +1056,7 @@ def diagnostic_odds_ratio(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Diagnostic odds ratio (DOR): ``(TP TN) / (FP FN) = LR+ / LR-``.
 
@@ -960,7 +1068,7 @@ def diagnostic_odds_ratio(
     >>> df.select(C.diagnostic_odds_ratio("y", "yhat")).item()
     4.0
     """
-    return rate_expr(DOR, actual, predicted, positive, average, zero_division)
+    return rate_expr(DOR, actual, predicted, positive, average, zero_division, weight)
 
 
 def fowlkes_mallows(
@@ -970,6 +1078,7 @@ def fowlkes_mallows(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Fowlkes-Mallows index (FM): ``sqrt(PPV TPR) = TP / sqrt(PP P)``.
 
@@ -980,7 +1089,7 @@ def fowlkes_mallows(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 1, 1, 1]}).select(C.fowlkes_mallows("y", "yhat")).item()
     0.7071067811865475
     """
-    return rate_expr(FM, actual, predicted, positive, average, zero_division)
+    return rate_expr(FM, actual, predicted, positive, average, zero_division, weight)
 
 
 def threat_score(
@@ -990,6 +1099,7 @@ def threat_score(
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
     """Threat score, critical success index (CSI), Jaccard index: ``TP / (TP + FN + FP)``.
 
@@ -1000,7 +1110,7 @@ def threat_score(
     >>> pl.DataFrame({"y": [1, 1, 0, 0], "yhat": [1, 0, 1, 0]}).select(C.threat_score("y", "yhat")).item()
     0.3333333333333333
     """
-    return rate_expr(CSI, actual, predicted, positive, average, zero_division)
+    return rate_expr(CSI, actual, predicted, positive, average, zero_division, weight)
 
 
 
@@ -1008,11 +1118,21 @@ def cohen_kappa(
     actual: str = ACTUAL,
     predicted: str = PREDICTED,
     *,
+    weights: str = "none",
     positive: Any = AUTO,
     average: Average | None = None,
     zero_division: float | None = None,
+    weight: str | None = None,
 ) -> pl.Expr:
-    """Cohen's kappa (unweighted): ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score``.
+    """Cohen's kappa: ``(p_o - p_e) / (1 - p_e)``, scikit-learn's ``cohen_kappa_score(weights=)``.
+
+    ``weights="linear"`` or ``"quadratic"`` weighs each disagreement by
+    ``|i - j|`` or ``(i - j)^2``, ``i`` and ``j`` the positions of the actual
+    and predicted labels among the group's sorted classes:
+    ``1 - sum w_ij C_ij / sum w_ij E_ij``, ``E`` the matrix expected by
+    chance (computed from integer sums and divided once). Ordinal labels
+    only make sense here (sorted order is the scale). With two classes the
+    weights change nothing.
 
     ``p_o`` is the share of rows whose labels agree, ``p_e`` the agreement
     expected by chance from the actual and predicted counts of each class.
@@ -1026,5 +1146,8 @@ def cohen_kappa(
     >>> df = pl.DataFrame({"y": ["a", "a", "b", "c"], "yhat": ["a", "b", "b", "c"]})
     >>> round(df.select(C.cohen_kappa("y", "yhat", average="macro")).item(), 6)
     0.636364
+    >>> df.select(C.cohen_kappa("y", "yhat", weights="quadratic", average="macro")).item()
+    0.8
     """
-    return rate_expr(KAPPA, actual, predicted, positive, average, zero_division)
+    m = measure(KAPPA, kind="classification", weights=weights)
+    return rate_expr(m, actual, predicted, positive, average, zero_division, weight)

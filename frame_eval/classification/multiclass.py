@@ -1,0 +1,312 @@
+"""Multi-class scores from one score (probability) column per class: ROC AUC, AP, top-k accuracy.
+
+The input is a label column and a mapping ``{class label: score column}``;
+the classes are the mapping's keys, taken in sorted order (scikit-learn's
+column order for ``y_score``). A row whose label is no key is an error in
+the frame methods (scikit-learn raises too); the expressions count it as
+negative for every class and as a miss in top-k accuracy.
+
+- **ROC AUC, one-vs-rest** (``multi_class="ovr"``): each class's binary ROC
+  AUC (label == class, its column), then ``average="macro"`` (plain mean) or
+  ``"weighted"`` (weighted by the class's support: rows, or their weights);
+  ``"micro"``: one binary problem over every (row, class) pair. scikit-learn's
+  ``roc_auc_score(multi_class="ovr")``.
+- **ROC AUC, one-vs-one** (``multi_class="ovo"``, Hand and Till 2001): for
+  each pair of classes ``a < b``, on the rows labelled ``a`` or ``b``, the
+  mean of AUC(a against b, column a) and AUC(b against a, column b); then
+  the plain mean over pairs (``"macro"``) or weighted by the pair's share of
+  rows (``"weighted"``). scikit-learn's ``roc_auc_score(multi_class="ovo")``;
+  no sample weights (scikit-learn takes none there either).
+- **Average precision**: each class's binary AP, averaged as ROC AUC (one-vs-rest),
+  scikit-learn's ``average_precision_score`` with a multi-class ``y_true``.
+- **Top-k accuracy**: the share of rows whose actual class is among the k
+  classes with the highest scores. Ties as scikit-learn's
+  ``top_k_accuracy_score``: among equal scores the later class (in sorted
+  order) ranks first, so a row's rank is the number of classes that score
+  higher plus those after it that score the same.
+
+Undefined per-class (or per-pair) values, a class without positive rows or
+without negative rows, are null and left out of the averages, as elsewhere
+in this package; scikit-learn gives NaN for such a one-vs-rest ROC AUC (and
+0 for an AP). Every average adds its terms one by one in class order and
+divides once: the same bits for any row order, thread count and engine.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+import polars as pl
+
+from frame_eval.classification.counts import (
+    ACTUAL,
+    ordered_sum,
+    parseable,
+    ratio,
+    tally,
+    weight_total,
+    weighted,
+)
+from frame_eval.classification.curves import area_of, points_from, weighted_roc_auc
+from frame_eval.registry import MeasureSpec, Param, measure, register
+
+__all__ = ["multiclass_average_precision", "multiclass_roc_auc", "top_k_accuracy"]
+
+MultiClass = Literal["ovr", "ovo"]
+ClassAverage = Literal["macro", "weighted", "micro"]
+MULTI_CLASS: Final = ("ovr", "ovo")
+CLASS_AVERAGES: Final = ("macro", "weighted", "micro")
+
+
+def check_scores(scores: Any) -> list[tuple[Any, str]]:
+    """The ``(class label, score column)`` pairs of a mapping, in sorted label order."""
+    if not isinstance(scores, Mapping) or not scores:
+        raise TypeError(
+            f"scores must be a mapping {{class label: score column}} with one column per class, "
+            f"got {scores!r}"
+        )
+    if len(scores) < 2:
+        raise ValueError(f"multi-class scores need at least two classes, got {dict(scores)!r}")
+    try:
+        return sorted(scores.items())
+    except TypeError:
+        raise TypeError(f"the class labels of scores must be of one kind, got {list(scores)!r}") from None
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return str(value)
+
+
+def _vector(values: list[pl.Expr]) -> pl.Expr:
+    out = values[0]
+    for v in values[1:]:
+        out = out.append(v)
+    return out
+
+
+def average_of(values: list[pl.Expr], supports: list[pl.Expr], average: str) -> pl.Expr:
+    """Macro (plain) or support-weighted mean of per-class ``values``, nulls left out; null if none."""
+    vec = _vector([v.cast(pl.Float64) for v in values])
+    defined = vec.is_not_null()
+    if average == "macro":
+        return ratio(ordered_sum(vec), defined.sum())
+    weights = _vector([s.cast(pl.Float64) for s in supports]).filter(defined)
+    kept = vec.filter(defined)
+    total = ordered_sum(weights)
+    return pl.when(total > 0).then(ordered_sum(kept * weights) / total)
+
+
+def _rank_auc(label: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """Binary ROC AUC from average ranks (Mann-Whitney), exact up to one division; null unless both
+    classes are present."""
+    twice_rank_sum = pl.when(label).then((2 * value.rank("average")).cast(pl.Int64)).sum()
+    positives = label.sum().cast(pl.Int64)
+    negatives = label.len().cast(pl.Int64) - positives
+    twice_pairs = twice_rank_sum - positives * (positives + 1)
+    return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
+
+
+def _auc(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
+    return _rank_auc(label, value) if weight is None else weighted_roc_auc(points_from(label, value, weight))
+
+
+def _flat(pairs: list[tuple[Any, str]], actual: str) -> tuple[pl.Expr, pl.Expr]:
+    """Every (row, class) pair as one binary problem: label == class, that class's score."""
+    label = _vector([pl.col(actual) == c for c, _ in pairs])
+    value = _vector([pl.col(col).cast(pl.Float64) for _, col in pairs])
+    return label, value
+
+
+def _weights(pairs: list[tuple[Any, str]], weight: str | None) -> pl.Expr | None:
+    return None if weight is None else _vector([pl.col(weight).cast(pl.Float64) for _ in pairs])
+
+
+def _inputs(columns: Any) -> tuple[str, list[tuple[Any, str]], str | None]:
+    return columns.get("actual", ACTUAL), check_scores(columns["scores"]), columns.get("weight")
+
+
+def _build_roc_auc_multiclass(
+    columns: Any, cutoff: float | None, *, multi_class: str, average: str
+) -> pl.Expr:
+    actual, pairs, weight = _inputs(columns)
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    if multi_class == "ovo":
+        if weight is not None:
+            raise ValueError(
+                "one-vs-one ROC AUC takes no sample weights (nor does scikit-learn's); "
+                "use multi_class='ovr' or leave out weight="
+            )
+        if average == "micro":
+            raise ValueError("one-vs-one ROC AUC averages with 'macro' or 'weighted', not 'micro'")
+        values, supports = [], []
+        for (a, col_a), (b, col_b) in itertools.combinations(pairs, 2):
+            is_a, is_b = pl.col(actual) == a, pl.col(actual) == b
+            both = is_a | is_b
+            one = _rank_auc(is_a.filter(both), pl.col(col_a).cast(pl.Float64).filter(both))
+            other = _rank_auc(is_b.filter(both), pl.col(col_b).cast(pl.Float64).filter(both))
+            values.append((one + other) / 2.0)
+            supports.append(both.sum())
+        return weighted(average_of(values, supports, average), weight)
+    if average == "micro":
+        label, value = _flat(pairs, actual)
+        return weighted(_auc(label, value, _weights(pairs, weight)), weight)
+    values = [_auc(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w) for c, col in pairs]
+    supports = [tally(pl.col(actual) == c, weight) for c, _ in pairs]
+    return weighted(average_of(values, supports, average), weight)
+
+
+def _build_average_precision_multiclass(columns: Any, cutoff: float | None, *, average: str) -> pl.Expr:
+    actual, pairs, weight = _inputs(columns)
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    if average == "micro":
+        label, value = _flat(pairs, actual)
+        pooled = points_from(label, value, _weights(pairs, weight))
+        return weighted(area_of("average_precision", pooled), weight)
+    values = [
+        area_of("average_precision", points_from(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w))
+        for c, col in pairs
+    ]
+    supports = [tally(pl.col(actual) == c, weight) for c, _ in pairs]
+    return weighted(average_of(values, supports, average), weight)
+
+
+def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int) -> pl.Expr:
+    """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?"""
+    own = pl.coalesce([pl.when(pl.col(actual) == c).then(pl.col(col).cast(pl.Float64)) for c, col in pairs])
+    index = pl.coalesce([pl.when(pl.col(actual) == c).then(pl.lit(i)) for i, (c, _) in enumerate(pairs)])
+    ahead = pl.sum_horizontal(
+        (pl.col(col).cast(pl.Float64) > own) | ((pl.col(col).cast(pl.Float64) == own) & (pl.lit(i) > index))
+        for i, (_, col) in enumerate(pairs)
+    )
+    return (ahead < k).fill_null(False)
+
+
+def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.Expr:
+    actual, pairs, weight = _inputs(columns)
+    hit = top_k_hits(actual, pairs, k).filter(pl.col(actual).is_not_null())
+    if weight is None:
+        return ratio(hit.sum().cast(pl.Int64), hit.len().cast(pl.Int64))
+    w = pl.col(weight).cast(pl.Float64).filter(pl.col(actual).is_not_null())
+    return weighted(ratio(weight_total(w.filter(hit)), weight_total(w)), weight)
+
+
+def _spec(name: str, summary: str, build: Any, *aliases: str, params: tuple[Param, ...]) -> MeasureSpec:
+    spec = MeasureSpec(
+        name=name, kind="classification", summary=summary, build=build, aliases=aliases, params=params,
+        format_name=lambda values, cutoff: f"{name}(k={values.get('k', 2)})",
+    )
+    return parseable(register(spec))
+
+
+def _positive_k(k: int) -> str | None:
+    return None if k >= 1 else "must be 1 or more"
+
+
+TOP_K_ACCURACY = _spec(
+    "top_k_accuracy", "top-k accuracy: the share of rows whose class is among the k highest scores",
+    _build_top_k_accuracy, "top_k", "top-k accuracy", "top_k_accuracy_score",
+    params=(Param("k", int, 2, doc="how many of the best-scored classes count", check=_positive_k),),
+)
+MULTICLASS_SPECS: Final = (TOP_K_ACCURACY,)
+
+
+# -- public expression functions ----------------------------------------------------------------------
+
+def multiclass_roc_auc(
+    actual: str = ACTUAL,
+    scores: Mapping[Any, str] | None = None,
+    *,
+    multi_class: MultiClass = "ovr",
+    average: ClassAverage = "macro",
+    weight: str | None = None,
+) -> pl.Expr:
+    """Multi-class ROC AUC, scikit-learn's ``roc_auc_score(multi_class=..., average=...)``.
+
+    One-vs-rest: ``macro = mean_c AUC(c vs rest)``, ``weighted = sum_c P_c
+    AUC_c / sum_c P_c`` (``P_c`` the rows, or weights, of class c), ``micro``
+    the AUC of every (row, class) pair pooled. One-vs-one: ``AUC(a, b) =
+    (AUC(a vs b) + AUC(b vs a)) / 2`` on the rows of a and b, then ``macro``
+    the mean over pairs, ``weighted`` weighted by the pair's rows. A class
+    (pair) whose AUC is undefined is left out; null if none is defined.
+
+    Parameters
+    ----------
+    actual
+        Label column.
+    scores
+        ``{class label: score column}``, one column per class (probabilities;
+        the frame method ``scores()`` checks they lie in [0, 1] and add to 1).
+    multi_class
+        ``"ovr"`` (one-vs-rest) or ``"ovo"`` (one-vs-one, no weights).
+    average
+        ``"macro"``, ``"weighted"``; ``"micro"`` for one-vs-rest only.
+    weight
+        Sample weights >= 0 (one-vs-rest only), as in :func:`roc_auc`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "b", "c", "a"], "pa": [0.6, 0.3, 0.2, 0.5],
+    ...                    "pb": [0.3, 0.4, 0.3, 0.1], "pc": [0.1, 0.3, 0.5, 0.4]})
+    >>> cols = {"a": "pa", "b": "pb", "c": "pc"}
+    >>> df.select(C.multiclass_roc_auc("y", cols), C.multiclass_roc_auc("y", cols, multi_class="ovo")
+    ...           .alias("ovo")).row(0)
+    (1.0, 1.0)
+    """
+    check_choice("multi_class", multi_class, MULTI_CLASS)
+    check_choice("average", average, CLASS_AVERAGES)
+    columns = {"actual": actual, "scores": scores, "weight": weight}
+    return _build_roc_auc_multiclass(columns, None, multi_class=multi_class, average=average).alias("ROC_AUC")
+
+
+def multiclass_average_precision(
+    actual: str = ACTUAL,
+    scores: Mapping[Any, str] | None = None,
+    *,
+    average: ClassAverage = "macro",
+    weight: str | None = None,
+) -> pl.Expr:
+    """Average precision of each class against the rest, averaged (scikit-learn's multi-class
+    ``average_precision_score``).
+
+    ``AP_c`` is :func:`average_precision` of (label == c, the column of c);
+    ``macro`` their mean, ``weighted`` weighted by support, ``micro`` the AP
+    of every (row, class) pair pooled. A class without rows is left out
+    (scikit-learn counts its AP as 0). Parameters as in :func:`multiclass_roc_auc`.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "b", "b"], "pa": [0.6, 0.7, 0.2], "pb": [0.4, 0.3, 0.8]})
+    >>> df.select(C.multiclass_average_precision("y", {"a": "pa", "b": "pb"})).item()  # (1/2 + 5/6) / 2
+    0.6666666666666666
+    """
+    check_choice("average", average, CLASS_AVERAGES)
+    columns = {"actual": actual, "scores": scores, "weight": weight}
+    return _build_average_precision_multiclass(columns, None, average=average).alias("average_precision")
+
+
+def top_k_accuracy(
+    actual: str = ACTUAL, scores: Mapping[Any, str] | None = None, *, k: int = 2, weight: str | None = None
+) -> pl.Expr:
+    """Top-k accuracy, scikit-learn's ``top_k_accuracy_score``: rows whose class is among the k best scores.
+
+    A row counts when fewer than ``k`` classes rank above its actual class:
+    those with a higher score, and those later in sorted label order with the
+    same score (scikit-learn's tie order). ``k`` at least the number of
+    classes gives 1. With ``weight``, the weighted share. Null without rows.
+
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": ["a", "b", "c"], "pa": [0.5, 0.2, 0.2],
+    ...                    "pb": [0.3, 0.3, 0.5], "pc": [0.2, 0.5, 0.3]})
+    >>> df.select(C.top_k_accuracy("y", {"a": "pa", "b": "pb", "c": "pc"}, k=1)).item()
+    0.3333333333333333
+    """
+    m = measure(TOP_K_ACCURACY, kind="classification", k=k)
+    columns = {"actual": actual, "scores": scores, "weight": weight}
+    return TOP_K_ACCURACY.build(columns, None, **m.kwargs).alias(m.name)
