@@ -24,10 +24,11 @@ the estimated peak of one plan over ``memory_limit`` (default: an eighth of
 the machine's memory, at most half of what is free). Other lazy inputs are
 evaluated in one plan unless ``partitions=`` says otherwise.
 
-Data checks. Nulls, NaN and repeated rows are checked in each piece, so
-the row named in such an error counts the rows of the piece, not of the
-whole input (the message says so); the check that the run's queries have
-judgements (``strict=``) is made once over all queries.
+Data checks. Nulls, NaN and repeated rows are checked in each piece, in
+order: an error names the first bad row of the first piece that has one, as
+a row of the whole input (0-based), and counts the bad rows of that piece
+(the message says which). The check that the run's queries have judgements
+(``strict=``) is made once over all queries.
 """
 
 from __future__ import annotations
@@ -216,9 +217,16 @@ def split(
             following = firsts[i + 1] if i + 1 < len(firsts) else None
             run_i = run.filter(_in_range(run_key, first, following, i == 0))
             qrels_i = qrels.filter(_in_range(qrels_key, first, following, i == 0))
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                part = build(run_i, qrels_i, cols).collect(engine="streaming")
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    part = build(run_i, qrels_i, cols).collect(engine="streaming")
+            except ValueError as error:  # a data check fired in this range: name the input's row
+                ranges_i = (run, _in_range(run_key, first, following, i == 0)), (
+                    qrels, _in_range(qrels_key, first, following, i == 0))
+                where = f"partition {i + 1} of {len(firsts)}, query ids from {first!r}" + (
+                    f" up to {following!r}" if following is not None else " on")
+                raise _located(error, *ranges_i, where) from None
             for warning in caught:  # the overlap warning is about all queries: made once below
                 if not _OVERLAP.match(str(warning.message)):
                     warnings.warn(warning.message, warning.category, stacklevel=2)
@@ -254,3 +262,23 @@ def _complete_systems(
     empty = build(nothing, qrels_i, alone).collect(engine="streaming")
     filled = missing.join(empty, how="cross").select(part.columns)
     return pl.concat([part, filled.cast(part.schema)])
+
+
+_ROW_TEXT = re.compile(r"(first at row |first repeated row is row )(\d+)")
+_INPUT_ROW = "__frame_eval_input_row"
+
+
+def _located(
+    error: ValueError, run: tuple[pl.LazyFrame, pl.Expr], qrels: tuple[pl.LazyFrame, pl.Expr], where: str
+) -> ValueError:
+    """A data error found in one range, its row counted in the whole input (the range's rows are
+    the input's rows in that range, in their order); the count stays the range's, and says so."""
+    text = str(error)
+    found = _ROW_TEXT.search(text)
+    if found is None:
+        return error
+    frame, in_range = qrels if "qrels" in text[: found.start()] else run
+    rows = frame.with_row_index(_INPUT_ROW).filter(in_range).select(_INPUT_ROW)
+    row = rows.slice(int(found.group(2)), 1).collect(engine="streaming").item()
+    text = f"{text[: found.start(2)]}{row}{text[found.end(2):]}"
+    return ValueError(f"{text} [counted in {where}; evaluate with partitions=1 to count in the whole input]")

@@ -164,13 +164,30 @@ def test_bad_options_are_clean_errors() -> None:
 
 def test_data_errors_and_the_overlap_check_still_fire() -> None:
     run, qrels = case(10)
-    repeated = pl.concat([run, run.head(1)])
-    with pytest.raises(ValueError, match="occur more than once in the run"):
+    repeated = pl.concat([run, run.slice(run.height // 2, 1)])
+    with pytest.raises(ValueError, match="occur more than once in the run") as single:
+        repeated.ireval.evaluate(qrels, ["AP"], by="system")
+    with pytest.raises(ValueError) as split:
         repeated.ireval.evaluate(qrels, ["AP"], by="system", partitions=6)
+    assert str(split.value).startswith(str(single.value)), (split.value, single.value)
     nulls = run.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise("query_id")
                              .alias("query_id"))
     with pytest.raises(ValueError, match="null values in run column 'query_id'"):
         nulls.ireval.evaluate(qrels, ["AP"], by="system", partitions=6)
+    # the row named is the input's row, whichever range it falls in
+    late = run.height - 3
+    for frame, column, kind in ((run, "score", "run"), (qrels, "relevance", "qrels")):
+        row = late if kind == "run" else qrels.height - 3
+        bad = frame.with_columns(pl.when(pl.int_range(pl.len()) == row).then(None).otherwise(column)
+                                 .alias(column))
+        pair = (bad, qrels) if kind == "run" else (run, bad)
+        with pytest.raises(ValueError) as single:
+            pair[0].ireval.evaluate(pair[1], ["AP"], by="system")
+        with pytest.raises(ValueError) as split:
+            pair[0].ireval.evaluate(pair[1], ["AP"], by="system", partitions=6)
+        assert f"(first at row {row}, counting from 0)" in str(single.value)
+        assert str(split.value).startswith(str(single.value))
+        assert "[counted in partition" in str(split.value)
     stray = qrels.with_columns(pl.col("query_id") + "x")
     mostly = pl.concat([stray, qrels.filter(pl.col("query_id") < "q010")])
     with warnings.catch_warnings(record=True) as caught:
