@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,12 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
 PYTREC = {"map": "AP", "ndcg_cut_10": "nDCG@10", "P_10": "P@10", "recip_rank": "RR", "recall_100": "R@100"}
+
+
+def _cpu_seconds() -> float:
+    """User and system CPU time of this process so far (less shaken by a busy machine than wall time)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _peak_mb() -> float:
@@ -58,7 +65,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 def _frame_eval(kind: str, data: Path, out: Path, options: dict[str, Any]) -> dict[str, float]:
     import frame_eval  # noqa: F401  (registers .ireval)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     run, qrels = pl.scan_parquet(data / "run.parquet"), pl.scan_parquet(data / "qrels.parquet")
     by = "system" if "system" in run.collect_schema() else None
     if kind == "summarize":
@@ -68,7 +75,8 @@ def _frame_eval(kind: str, data: Path, out: Path, options: dict[str, Any]) -> di
     frame = result.collect(engine="streaming")
     seconds = time.perf_counter() - start
     frame.write_parquet(out)
-    return {"seconds": seconds, "peak_mb": _peak_mb(), "rows": frame.height}
+    cpu = _cpu_seconds() - cpu
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_mb": _peak_mb(), "rows": frame.height}
 
 
 def _pytrec_eval_per_system(data: Path, out: Path) -> dict[str, float]:
@@ -152,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         ours = Path(tmp) / "frame_eval.parquet"
         kind = "evaluate" if args.kind == "systems" else args.kind
         report = _measure(kind, args.data, ours, options)
-        print(f"frame_eval {kind} {args.data} {options}: {report['seconds']:.1f} s, "
-              f"peak {report['peak_mb']:.0f} MB, {report['rows']} result rows", flush=True)
+        print(f"frame_eval {kind} {args.data} {options}: {report['seconds']:.1f} s "
+              f"({report['cpu_seconds']:.1f} s of CPU), peak {report['peak_mb']:.0f} MB, "
+              f"{report['rows']} result rows", flush=True)
         if args.kind == "systems":
             theirs = Path(tmp) / "pytrec_eval.parquet"
             other = _measure("pytrec_eval", args.data, theirs, {})
