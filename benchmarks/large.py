@@ -41,9 +41,10 @@ PYTREC = {"map": "AP", "ndcg_cut_10": "nDCG@10", "P_10": "P@10", "recip_rank": "
 
 
 def _cpu_seconds() -> float:
-    """User and system CPU time of this process so far (less shaken by a busy machine than wall time)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """User and system CPU time of this process and its finished children so far (less shaken by
+    a busy machine than wall time)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _peak_mb() -> float:
@@ -82,7 +83,7 @@ def _frame_eval(kind: str, data: Path, out: Path, options: dict[str, Any]) -> di
 def _pytrec_eval_per_system(data: Path, out: Path) -> dict[str, float]:
     import pytrec_eval
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     qrels = pl.read_parquet(data / "qrels.parquet").group_by("query_id").agg("doc_id", "relevance")
     qrels_d = {q: dict(zip(d, r, strict=True)) for q, d, r in qrels.iter_rows()}
     scan = pl.scan_parquet(data / "run.parquet")
@@ -111,8 +112,9 @@ def _pytrec_eval_per_system(data: Path, out: Path) -> dict[str, float]:
         peak = max(peak, child_peak)
     seconds = time.perf_counter() - start
     frame = pl.DataFrame(rows, schema=["system", "query_id", *PYTREC.values()], orient="row")
+    cpu = _cpu_seconds() - cpu
     frame.write_parquet(out)
-    return {"seconds": seconds, "peak_mb": max(peak, _peak_mb()), "rows": frame.height}
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_mb": max(peak, _peak_mb()), "rows": frame.height}
 
 
 def _child(argv: list[str]) -> None:
@@ -166,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.kind == "systems":
             theirs = Path(tmp) / "pytrec_eval.parquet"
             other = _measure("pytrec_eval", args.data, theirs, {})
-            print(f"pytrec_eval once per system, each in a fresh forked process: {other['seconds']:.1f} s, "
-                  f"peak {other['peak_mb']:.0f} MB, {other['rows']} result rows", flush=True)
+            print(f"pytrec_eval once per system, each in a fresh forked process: {other['seconds']:.1f} s "
+                  f"({other['cpu_seconds']:.1f} s of CPU), peak {other['peak_mb']:.0f} MB, "
+                  f"{other['rows']} result rows", flush=True)
             rows, gap = _largest_gap(ours, theirs)
             print(f"agreement: {rows} (system, query) rows, largest difference {gap:.1e}")
     return 0
