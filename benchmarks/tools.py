@@ -47,14 +47,20 @@ def _frame_eval(data: Path, lazy: bool, engine: str = "auto") -> Callable[[], pl
 def _frame_eval_partitioned(data: Path) -> Callable[[], pl.DataFrame]:
     """``evaluate`` from ``scan_parquet`` with the default partitioning (``partitions=None``: the
     number of query ranges chosen from the Parquet metadata and the machine's memory);
-    ``FRAME_EVAL_PARTITIONS`` / ``FRAME_EVAL_MEMORY_LIMIT`` in the environment set them."""
+    ``FRAME_EVAL_PARTITIONS`` / ``FRAME_EVAL_MEMORY_LIMIT`` in the environment set them (a
+    revision without them, timed by ``compare.py``, evaluates in one plan)."""
+    import inspect
+
     import frame_eval  # noqa: F401  (registers .ireval)
+    from frame_eval.polars_ns import IREvalNamespace
 
     options: dict[str, Any] = {}
     if os.environ.get("FRAME_EVAL_PARTITIONS"):
         options["partitions"] = int(os.environ["FRAME_EVAL_PARTITIONS"])
     if os.environ.get("FRAME_EVAL_MEMORY_LIMIT"):
         options["memory_limit"] = os.environ["FRAME_EVAL_MEMORY_LIMIT"]
+    if "partitions" not in inspect.signature(IREvalNamespace.evaluate).parameters:
+        options = {}
 
     def go() -> pl.DataFrame:
         run = pl.scan_parquet(data / "run.parquet")
