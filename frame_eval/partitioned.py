@@ -55,6 +55,7 @@ Build = Callable[[pl.LazyFrame, pl.LazyFrame, RunColumns], pl.LazyFrame]
 PEAK_FACTOR = 2.0
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SMALL = 2**28  # the smallest default memory_limit: inputs this small never split by default
 _STRING_BYTES = 24  # a string id: a 16-byte view, and often a few bytes of text beside it
 _LEAF = re.compile(r"^(DF \[|Parquet SCAN|IPC SCAN)")
 _OVERLAP = re.compile(r"^only \d+ of the run's \d+ queries have judgements")
@@ -68,6 +69,15 @@ class Partitioning:
     partitions: int | None = None
     memory_limit: int | str | None = None
     progress: bool = False
+    # estimated Arrow bytes of the run and the qrels when the caller knows them (eager frames)
+    sizes: tuple[int | None, int | None] = (None, None)
+
+    @classmethod
+    def of(cls, run: object, qrels: object, partitions: int | None, memory_limit: int | str | None,
+           progress: bool) -> Partitioning:
+        """The options of a call on these frames, with the sizes of those held in memory."""
+        sizes = tuple(f.estimated_size() if isinstance(f, pl.DataFrame) else None for f in (run, qrels))
+        return cls(partitions, memory_limit, progress, sizes)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         p = self.partitions
@@ -76,7 +86,8 @@ class Partitioning:
                              f"input's size), got {p!r}")
         if not isinstance(self.progress, bool):
             raise TypeError(f"progress must be True or False, got {self.progress!r}")
-        memory_bytes(self.memory_limit)  # fail at the call, not at collect
+        if self.memory_limit is not None:
+            memory_bytes(self.memory_limit)  # fail at the call, not at collect
 
 
 def memory_bytes(limit: int | str | None) -> int:
@@ -88,7 +99,7 @@ def memory_bytes(limit: int | str | None) -> int:
     """
     if limit is None:
         total, available = _machine_memory()
-        return max(min(total // 8, available // 2), 2**28)
+        return max(min(total // 8, available // 2), _SMALL)
     if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
         return limit
     if isinstance(limit, str):
@@ -132,10 +143,13 @@ def count_partitions(run: pl.LazyFrame, qrels: pl.LazyFrame, scale: Partitioning
     """How many pieces: ``partitions`` when given, else from the estimated size (1 when unknown)."""
     if scale.partitions is not None:
         return scale.partitions
-    sizes = [estimated_bytes(run), estimated_bytes(qrels)]
-    if sizes[0] is None:
+    run_bytes = scale.sizes[0] if scale.sizes[0] is not None else estimated_bytes(run)
+    if run_bytes is None:
         return 1
-    needed = PEAK_FACTOR * sum(s or 0 for s in sizes)
+    qrels_bytes = scale.sizes[1] if scale.sizes[1] is not None else estimated_bytes(qrels)
+    needed = PEAK_FACTOR * (run_bytes + (qrels_bytes or 0))
+    if needed <= _SMALL and scale.memory_limit is None:  # no need to look at the machine
+        return 1
     return max(1, math.ceil(needed / memory_bytes(scale.memory_limit)))
 
 

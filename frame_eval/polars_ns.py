@@ -208,7 +208,7 @@ class IREvalNamespace(Generic[FrameT]):
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
             labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            ties=ties, scale=Partitioning(partitions, memory_limit, progress),
+            ties=ties, scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
         )
         return self._finish(result)
 
@@ -276,7 +276,7 @@ class IREvalNamespace(Generic[FrameT]):
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
             labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
             aggregate=aggregate, ties=ties, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed,
-            scale=Partitioning(partitions, memory_limit, progress),
+            scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
         )
         return self._finish(result)
 
