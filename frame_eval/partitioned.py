@@ -229,21 +229,11 @@ def split(
         results = []
         for i, first in enumerate(firsts):
             following = firsts[i + 1] if i + 1 < len(firsts) else None
-            run_i = run.filter(_in_range(run_key, first, following, i == 0))
-            qrels_i = qrels.filter(_in_range(qrels_key, first, following, i == 0))
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    part = build(run_i, qrels_i, cols).collect(engine="streaming")
-            except ValueError as error:  # a data check fired in this range: name the input's row
-                ranges_i = (run, _in_range(run_key, first, following, i == 0)), (
-                    qrels, _in_range(qrels_key, first, following, i == 0))
-                where = f"partition {i + 1} of {len(firsts)}, query ids from {first!r}" + (
-                    f" up to {following!r}" if following is not None else " on")
-                raise _located(error, *ranges_i, where) from None
-            for warning in caught:  # the overlap warning is about all queries: made once below
-                if not _OVERLAP.match(str(warning.message)):
-                    warnings.warn(warning.message, warning.category, stacklevel=2)
+            where = f"partition {i + 1} of {len(firsts)}, query ids from {first!r}" + (
+                f" up to {following!r}" if following is not None else " on")
+            in_run, in_qrels = (_in_range(key, first, following, i == 0) for key in (run_key, qrels_key))
+            run_i, qrels_i = run.filter(in_run), qrels.filter(in_qrels)
+            part = _evaluate_range(build(run_i, qrels_i, cols), (run, in_run), (qrels, in_qrels), where)
             if systems is not None:
                 part = _complete_systems(part, run_i, qrels_i, cols, systems, build)
             results.append(part)
@@ -259,6 +249,23 @@ def split(
         return checked
 
     return pl.defer(pieces, schema=schema)
+
+
+def _evaluate_range(
+    plan: pl.LazyFrame, run: tuple[pl.LazyFrame, pl.Expr], qrels: tuple[pl.LazyFrame, pl.Expr], where: str
+) -> pl.DataFrame:
+    """One range's result; its data errors name the input's row, and the overlap warning (about
+    all queries, made once at the end) is left out."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            part = plan.collect(engine="streaming")
+    except ValueError as error:
+        raise _located(error, run, qrels, where) from None
+    for warning in caught:
+        if not _OVERLAP.match(str(warning.message)):
+            warnings.warn(warning.message, warning.category, stacklevel=2)
+    return part
 
 
 def _complete_systems(
