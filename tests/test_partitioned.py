@@ -215,3 +215,13 @@ def test_progress_goes_to_stderr_only() -> None:
     assert any("partition 3/3 done" in line for line in lines), done.stderr
     assert any("partition 1/1 done" in line for line in lines), done.stderr
     assert all(line.startswith("frame_eval: ") and line.endswith("s elapsed)") for line in lines), lines
+
+
+def test_pandas_frames_split_too() -> None:
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    run, qrels = case(11)
+    run_pd, qrels_pd = run.to_pandas(), qrels.to_pandas()
+    single = run_pd.ireval.summarize(qrels_pd, MEASURES, by="system")
+    split = run_pd.ireval.summarize(qrels_pd, MEASURES, by="system", partitions=5)
+    assert split.equals(single) and len(single) == 3 * len(MEASURES)
