@@ -72,18 +72,32 @@ def ranking_chunk(first: int, count: int, depth: int, seed: int) -> tuple[pl.Dat
     return run, qrels
 
 
-def write_ranking(directory: Path, queries: int, depth: int = 100, seed: int = 20261122) -> None:
-    """Write ``run.parquet`` and ``qrels.parquet`` for ``queries`` x ``depth`` rows."""
+def write_ranking(
+    directory: Path, queries: int, depth: int = 100, seed: int = 20261122, systems: int = 0
+) -> None:
+    """Write ``run.parquet`` and ``qrels.parquet`` for ``queries`` x ``depth`` rows.
+
+    With ``systems``, the run holds that many runs one after the other (a TREC track's
+    submissions), told apart by a ``system`` column (``sys_000``, ...): each ranks the same
+    documents of every query in its own random order; the qrels are those of one run.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     writers: dict[str, pq.ParquetWriter] = {}
     try:
-        for first in range(0, queries, CHUNK_QUERIES):
-            count = min(CHUNK_QUERIES, queries - first)
-            for name, frame in zip(("run", "qrels"), ranking_chunk(first, count, depth, seed), strict=True):
-                table = frame.to_arrow()
-                if name not in writers:
-                    writers[name] = pq.ParquetWriter(directory / f"{name}.parquet", table.schema)
-                writers[name].write_table(table)
+        for system in range(max(systems, 1)):
+            for first in range(0, queries, CHUNK_QUERIES):
+                count = min(CHUNK_QUERIES, queries - first)
+                run, qrels = ranking_chunk(first, count, depth, seed + system)
+                frames = {"run": run}
+                if systems:
+                    frames["run"] = run.select(pl.lit(f"sys_{system:03d}").alias("system"), pl.all())
+                if system == 0:
+                    frames["qrels"] = qrels
+                for name, frame in frames.items():
+                    table = frame.to_arrow()
+                    if name not in writers:
+                        writers[name] = pq.ParquetWriter(directory / f"{name}.parquet", table.schema)
+                    writers[name].write_table(table)
     finally:
         for writer in writers.values():
             writer.close()
@@ -126,8 +140,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--predictions", type=int, default=0, help="classification rows (0: none)")
+    parser.add_argument("--systems", type=int, default=0, help="runs in one file, with a system column")
     args = parser.parse_args()
-    write_ranking(args.directory, args.queries, args.depth)
+    write_ranking(args.directory, args.queries, args.depth, systems=args.systems)
     if args.predictions:
         write_classification(args.directory / "predictions.parquet", args.predictions)
 

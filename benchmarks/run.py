@@ -85,6 +85,13 @@ def _available(tool: str) -> bool:
     return True
 
 
+def _this_checkout() -> dict[str, str]:
+    """The environment for a tool's process: this checkout's frame_eval first on the path (not
+    whichever copy is installed)."""
+    path = [str(HERE.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
 def _run_once(
     tool: str, data: Path, out: Path, timeout: float, memory_limit_mb: float
 ) -> tuple[float, float]:
@@ -92,7 +99,7 @@ def _run_once(
     with tempfile.TemporaryFile("w+") as log:
         proc = subprocess.Popen(
             [sys.executable, str(HERE / "tools.py"), tool, str(data), str(out)],
-            stdout=log, stderr=subprocess.STDOUT,
+            stdout=log, stderr=subprocess.STDOUT, env=_this_checkout(),
         )
         stopped: list[str] = []
         last_rss_mb = [0.0]
@@ -178,10 +185,12 @@ def _versions() -> str:
 
 
 def _reference(kind: str, size: str, by_key: dict[tuple[str, str], Outcome]) -> str:
-    """frame_eval's eager run, or (when only that ran) its streaming run, for ratios and agreement."""
-    fallback = "frame_eval_streaming"
-    if kind == "ranking" and (size, REFERENCE[kind]) not in by_key and (size, fallback) in by_key:
-        return fallback
+    """frame_eval's eager run, or (when that did not run) its streaming or partitioned run, for
+    ratios and agreement."""
+    if kind == "ranking" and (size, REFERENCE[kind]) not in by_key:
+        for fallback in ("frame_eval_streaming", "frame_eval_partitioned"):
+            if (size, fallback) in by_key:
+                return fallback
     return REFERENCE[kind]
 
 

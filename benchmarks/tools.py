@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -41,6 +42,33 @@ def _frame_eval(data: Path, lazy: bool, engine: str = "auto") -> Callable[[], pl
         run = pl.read_parquet(data / "run.parquet")
         qrels = pl.read_parquet(data / "qrels.parquet")
         return run.ireval.evaluate(qrels, MEASURES, shape="wide")
+
+    return go
+
+
+def _frame_eval_partitioned(data: Path) -> Callable[[], pl.DataFrame]:
+    """``evaluate`` from ``scan_parquet`` with the default partitioning (``partitions=None``: the
+    number of query ranges chosen from the Parquet metadata and the machine's memory);
+    ``FRAME_EVAL_PARTITIONS`` / ``FRAME_EVAL_MEMORY_LIMIT`` in the environment set them (a
+    revision without them, timed by ``compare.py``, evaluates in one plan)."""
+    import inspect
+
+    import frame_eval  # noqa: F401  (registers .ireval)
+    from frame_eval.polars_ns import IREvalNamespace
+
+    options: dict[str, Any] = {}
+    if os.environ.get("FRAME_EVAL_PARTITIONS"):
+        options["partitions"] = int(os.environ["FRAME_EVAL_PARTITIONS"])
+    if os.environ.get("FRAME_EVAL_MEMORY_LIMIT"):
+        options["memory_limit"] = os.environ["FRAME_EVAL_MEMORY_LIMIT"]
+    if "partitions" not in inspect.signature(IREvalNamespace.evaluate).parameters:
+        options = {}
+
+    def go() -> pl.DataFrame:
+        run = pl.scan_parquet(data / "run.parquet")
+        qrels = pl.scan_parquet(data / "qrels.parquet")
+        result = run.ireval.evaluate(qrels, MEASURES, shape="wide", **options)
+        return result.collect(engine="streaming")
 
     return go
 
@@ -291,6 +319,7 @@ RANKING_TOOLS: dict[str, Callable[[Path], Callable[[], Any]]] = {
     "frame_eval": lambda d: _frame_eval(d, lazy=False),
     "frame_eval_lazy": lambda d: _frame_eval(d, lazy=True, engine="in-memory"),
     "frame_eval_streaming": lambda d: _frame_eval(d, lazy=True, engine="streaming"),
+    "frame_eval_partitioned": _frame_eval_partitioned,
     "polars_floor": _polars_floor,
     "pytrec_eval": _pytrec_eval,
     "ranx": _ranx,

@@ -24,6 +24,7 @@ from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking
 from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
 from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
+from frame_eval.partitioned import Partitioning, split
 from frame_eval.ranking import batched
 from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import Measure, measure, resolve_each
@@ -137,11 +138,22 @@ def per_query_wide(
     collection_size: int | None = None,
     micro: bool = False,
     ties: Ties = "docid",
+    scale: Partitioning | None = None,
 ) -> pl.LazyFrame:
     """``[*by, query_id, <one Float64 column per label>]``, sorted by the keys (``micro``: two
-    columns per label, its numerator and denominator)."""
+    columns per label, its numerator and denominator). ``scale``: a query range at a time
+    (:mod:`frame_eval.partitioned`) when the input is large or the caller asks."""
     _check_option("rel", rel)
     _check_option("collection_size", collection_size)
+    if scale is not None:
+        def piece(r: pl.LazyFrame, q: pl.LazyFrame, c: RunColumns) -> pl.LazyFrame:
+            return per_query_wide(r, q, pairs, c, complete=complete, depth=depth, duplicates=duplicates,
+                                  judged_only=judged_only, rel=rel, collection_size=collection_size,
+                                  micro=micro, ties=ties)
+        pieces = split(run, qrels, cols, scale, piece, strict=strict, complete=complete,
+                       sort_keys=cols.query_keys)
+        if pieces is not None:
+            return pieces
     pairs = [(with_defaults(m, rel, collection_size), label) for m, label in pairs]
     measures = _unique(pairs)
     _check_names(cols.query_keys, [label for _, label in pairs])
@@ -190,11 +202,19 @@ def tie_aware_long(
     pairs: Sequence[tuple[Measure, str]],
     cols: RunColumns,
     ties: Ties,
+    scale: Partitioning | None = None,
     **options: Any,
 ) -> pl.LazyFrame:
     """``[*by, query_id, metric, value, straddling]``: values over the orderings of tied scores
-    (see :mod:`frame_eval.compare.ties`), labelled as asked."""
+    (see :mod:`frame_eval.compare.ties`), labelled as asked; ``scale`` as :func:`per_query_wide`."""
     _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
+    if scale is not None:
+        def piece(r: pl.LazyFrame, q: pl.LazyFrame, c: RunColumns) -> pl.LazyFrame:
+            return tie_aware_long(r, q, pairs, c, ties, **{**options, "strict": False})
+        pieces = split(run, qrels, cols, scale, piece, strict=options.get("strict", False),
+                       complete=options.get("complete", False), sort_keys=cols.query_keys)
+        if pieces is not None:
+            return pieces
     from frame_eval.compare.ties import tie_aware  # the ties module reads the judged frame
 
     measures = _unique(pairs)
@@ -283,13 +303,16 @@ def evaluate(
     rel: int | None = None,
     collection_size: int | None = None,
     ties: Ties = "docid",
+    scale: Partitioning | None = None,
 ) -> pl.LazyFrame:
     """Per-query values: long ``[*by, query_id, metric, value]`` or wide (one column per measure).
 
     ``judged_only`` (trec_eval ``-J``), ``rel`` (``-l``: the relevance level of every
     measure that takes one and was not given its own) and ``collection_size`` (``-N``)
     are trec_eval's global options; labels stay those of the measures as given. With
-    ``ties`` other than ``"docid"``, the long form has a ``straddling`` column too.
+    ``ties`` other than ``"docid"``, the long form has a ``straddling`` column too. ``scale``
+    (partitions, memory limit, progress) may split the work by query ranges
+    (:mod:`frame_eval.partitioned`); the values do not change.
     """
     _choice("shape", shape, ("long", "wide"))
     _choice("ties", ties, ("docid", "expected", "optimistic", "pessimistic"))
@@ -301,9 +324,9 @@ def evaluate(
         _check_option("rel", rel)
         _check_option("collection_size", collection_size)
         with_options = [(with_defaults(m, rel, collection_size), label) for m, label in pairs]
-        return tie_aware_long(run, qrels, with_options, cols, ties, complete=complete, depth=depth,
+        return tie_aware_long(run, qrels, with_options, cols, ties, scale, complete=complete, depth=depth,
                               duplicates=duplicates, strict=strict, judged_only=judged_only)
-    wide = per_query_wide(run, qrels, pairs, cols, **options, ties=ties)
+    wide = per_query_wide(run, qrels, pairs, cols, **options, ties=ties, scale=scale)
     if shape == "wide":
         return wide
     _check_names(cols.query_keys, ["metric", "value"])
@@ -349,6 +372,7 @@ def summarize(
     ci_method: Literal["t", "bootstrap"] = "t",
     n_resamples: int = 10_000,
     seed: int = 0,
+    scale: Partitioning | None = None,
 ) -> pl.LazyFrame:
     """``[*by, metric, value, num_q]`` (or wide: ``[*by, <one column per measure>, num_q]``).
 
@@ -361,7 +385,8 @@ def summarize(
     measures that are ratios of counts, and counts) applies to every measure. ``ties``
     as in :func:`evaluate`; ``ci`` adds an interval of each mean (``ci_low``, ``ci_high``):
     Student's t (``ci_method="t"``) or the percentile interval of ``n_resamples`` seeded
-    bootstrap means (``"bootstrap"``, as :func:`frame_eval.compare.intervals`).
+    bootstrap means (``"bootstrap"``, as :func:`frame_eval.compare.intervals`). ``scale`` as
+    in :func:`evaluate`: the per-query values are the same, so is their summary.
     """
     _choice("ci_method", ci_method, ("t", "bootstrap"))
     _choice("shape", shape, ("long", "wide"))
@@ -379,10 +404,10 @@ def summarize(
     if aggregate == "micro":
         return _micro_summary(run, qrels, pairs, cols, shape, complete=complete, depth=depth,
                               duplicates=duplicates, strict=strict, judged_only=judged_only, rel=rel,
-                              collection_size=collection_size)
+                              collection_size=collection_size, scale=scale)
     wide = per_query_wide(
         run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
-        judged_only=judged_only, rel=rel, collection_size=collection_size, ties=ties,
+        judged_only=judged_only, rel=rel, collection_size=collection_size, ties=ties, scale=scale,
     ).cache()  # read by the summary and, with ci, by the intervals
     order = pl.col(cols.query_id).cast(pl.String)
     aggs = []

@@ -17,6 +17,7 @@ from frame_eval import evaluate as _core
 from frame_eval.classification import evaluate as _classify
 from frame_eval.classification.counts import AUTO, Average
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
+from frame_eval.partitioned import Partitioning
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 Method = TypeVar("Method", bound=Callable[..., Any])
@@ -176,6 +177,9 @@ class IREvalNamespace(Generic[FrameT]):
         rel: int | None = None,
         collection_size: int | None = None,
         ties: _core.Ties = "docid",
+        partitions: int | None = None,
+        memory_limit: int | str | None = None,
+        progress: bool = False,
     ) -> FrameT:
         """Score every evaluated query of this run on each measure.
 
@@ -207,6 +211,17 @@ class IREvalNamespace(Generic[FrameT]):
             value over those orderings (P@k, R@k, AP, RR, nDCG; see
             :mod:`frame_eval.compare.ties`). The long form then has a ``straddling``
             column: the tie groups that cross the measure's cutoff.
+        partitions, memory_limit
+            Runs larger than memory are evaluated a range of query ids at a time, each
+            range through the streaming engine, with the same values as one plan.
+            ``partitions=None`` (default) splits a Parquet or IPC scan, or an in-memory
+            frame, when its estimated peak passes ``memory_limit`` (bytes or text such as
+            ``"4GiB"``; default an eighth of the machine's memory, at most half of what is
+            free); ``partitions=P`` splits into ``P`` ranges (1: one plan). A split result
+            is still lazy: the ranges are computed one after the other when it is
+            collected (see :mod:`frame_eval.partitioned`).
+        progress
+            Report each range (rows, elapsed seconds) on standard error while it runs.
 
         Examples
         --------
@@ -222,7 +237,7 @@ class IREvalNamespace(Generic[FrameT]):
             to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
             labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            ties=ties,
+            ties=ties, scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
         )
         return self._finish(result)
 
@@ -253,6 +268,9 @@ class IREvalNamespace(Generic[FrameT]):
         ci_method: Literal["t", "bootstrap"] = "t",
         n_resamples: int = 10_000,
         seed: int = 0,
+        partitions: int | None = None,
+        memory_limit: int | str | None = None,
+        progress: bool = False,
     ) -> FrameT:
         """Average each measure over the evaluated queries (trec_eval's ``all`` lines).
 
@@ -267,7 +285,9 @@ class IREvalNamespace(Generic[FrameT]):
         summary to every measure. ``ci=0.95`` adds ``ci_low`` and ``ci_high``, the
         Student's t interval of each mean over the queries, or with ``ci_method="bootstrap"``
         the percentile interval of ``n_resamples`` bootstrap means drawn with ``seed``
-        (needs the ``[stats]`` extra).
+        (needs the ``[stats]`` extra). ``partitions``, ``memory_limit`` and ``progress``
+        split a large run by query ranges as :meth:`evaluate` does; the summary is the
+        same to the last bit.
         Other parameters as in :meth:`evaluate`.
 
         Examples
@@ -286,6 +306,7 @@ class IREvalNamespace(Generic[FrameT]):
             complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
             labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
             aggregate=aggregate, ties=ties, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed,
+            scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
         )
         return self._finish(result)
 
