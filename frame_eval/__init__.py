@@ -17,6 +17,7 @@ from __future__ import annotations
 from frame_eval import classification, compare, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
+from frame_eval.engines import dask, spark
 from frame_eval.io import read_trec_qrels, read_trec_run, scan_trec_qrels, scan_trec_run
 from frame_eval.registry import Measure, MeasureSpec, measure, parse_measures, specs
 
@@ -25,6 +26,7 @@ __all__ = [
     "MeasureSpec",
     "classification",
     "compare",
+    "dask",
     "measure",
     "measures",
     "parse_measures",
@@ -33,6 +35,7 @@ __all__ = [
     "read_trec_run",
     "scan_trec_qrels",
     "scan_trec_run",
+    "spark",
 ]
 __version__ = "0.1.0"
 

@@ -55,5 +55,6 @@ def assert_same(ours: pl.DataFrame, reference: pl.DataFrame) -> None:
     assert ours.columns == reference.columns
     reference = reference.cast({n: ours.schema[n] for n in reference.columns})
     assert len(ours) == len(reference)
-    keys = [c for c in reference.columns if reference.schema[c] != pl.Float64] or reference.columns
-    assert_frame_equal(ours.sort(keys, nulls_last=True), reference.sort(keys, nulls_last=True), check_exact=True)
+    keys = reference.columns
+    assert_frame_equal(ours.sort(keys, nulls_last=True), reference.sort(keys, nulls_last=True),
+                       check_exact=True)

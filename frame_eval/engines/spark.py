@@ -159,7 +159,7 @@ def _positional(frame: DataFrame) -> tuple[DataFrame, dict[str, str]]:
 def _polars(rows: pa.Table, names: list[str]) -> pl.DataFrame:
     """A group's rows as polars, with their real column names (the bucket column dropped)."""
     frame: pl.DataFrame = pl.from_arrow(rows)  # type: ignore[assignment]
-    frame.columns = names
+    frame.columns = names if frame.width == len(names) else [*names, _grouped.BUCKET]  # one group: a key
     return frame.drop(_grouped.BUCKET, strict=False)
 
 
