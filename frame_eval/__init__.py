@@ -17,6 +17,7 @@ from __future__ import annotations
 from frame_eval import classification, compare, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
+from frame_eval.arrow_input import ireval
 from frame_eval.engines import dask, spark
 from frame_eval.io import read_trec_qrels, read_trec_run, scan_trec_qrels, scan_trec_run
 from frame_eval.registry import Measure, MeasureSpec, measure, parse_measures, specs
@@ -27,6 +28,7 @@ __all__ = [
     "classification",
     "compare",
     "dask",
+    "ireval",
     "measure",
     "measures",
     "parse_measures",

@@ -99,6 +99,12 @@ def ranking_plan(
     complete = bool(options.get("complete", False))
     qrels_columns = (cols.query_id, cols.doc_id, cols.relevance)
 
+    checked = {k: options[k] for k in ("query_id", "doc_id", "score", "relevance", "complete", "depth",
+                                        "duplicates", "judged_only") if k in options}
+
+    def checks(r: pl.LazyFrame, q: pl.LazyFrame, by_: tuple[str, ...]) -> pl.LazyFrame:
+        return r.ireval.evaluate(q, ["NumQ"], by=list(by_) or None, **checked)
+
     if method == "summarize":
         keys = ("complete", "depth", "duplicates", "judged_only", "rel", "collection_size", "ties")
         kept = {"complete": False, "depth": None, "duplicates": "error"}
@@ -115,7 +121,7 @@ def ranking_plan(
         def summary(wide: pl.DataFrame) -> pl.DataFrame:
             return _core.summary_of(wide.lazy(), pairs, cols, shape, aggregate).collect()
 
-        step = per_bucket(values, by, complete)
+        step = per_bucket(values, by, complete, cols.query_id, checks)
         wide_schema = values(run.lazy(), qrels.lazy(), by).collect_schema()
         return RankingPlan(step, wide_schema, cols.query_id, by, complete and bool(by), qrels_columns,
                            summary, schema)
@@ -125,12 +131,13 @@ def ranking_plan(
         arguments = (q,) if method == "judge" else (q, measures)
         return getattr(target, method)(*arguments, by=list(by_) or None, **options)
 
-    return RankingPlan(per_bucket(call, by, complete), schema, cols.query_id, by, complete and bool(by),
+    return RankingPlan(per_bucket(call, by, complete, cols.query_id, checks if method != "judge" else None),
+                       schema, cols.query_id, by, complete and bool(by),
                        qrels_columns)
 
 
 def per_bucket(
-    step: PairStep, by: tuple[str, ...], complete: bool
+    step: PairStep, by: tuple[str, ...], complete: bool, query_id: str, checks: PairStep | None = None,
 ) -> Callable[[pl.DataFrame, pl.DataFrame], pl.DataFrame]:
     """``step`` on one bucket's run and qrels rows.
 
@@ -139,8 +146,17 @@ def per_bucket(
     and each system without a run row here gets its judged queries scored as retrieving
     nothing (the polars result for an empty run, labelled with the system).
     """
+    def evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame, by_: tuple[str, ...]) -> pl.DataFrame:
+        if checks is not None and _nothing_evaluated(run, qrels, query_id, complete):
+            # a bucket can hold only queries without judgements; measured that way some measures'
+            # plans (RBP, RBP_resid on polars 2.1) fail on the empty set of evaluated queries, so
+            # only the data checks run (cheaply) and the result is empty, as it is in polars
+            _quiet(checks(run, qrels, by_))
+            return pl.DataFrame(schema=step(run.clear(), qrels.clear(), by_).collect_schema())
+        return _quiet(step(run, qrels, by_))
+
     if not (complete and by):
-        return lambda run, qrels: _quiet(step(run.lazy(), qrels.lazy(), by))
+        return lambda run, qrels: evaluated(run.lazy(), qrels.lazy(), by)
 
     keys = list(by)
 
@@ -156,18 +172,27 @@ def per_bucket(
         names = step(run.lazy().clear(), qrels.lazy().clear().drop(keys), by).collect_schema().names()
         for key, rows in run.partition_by(keys, as_dict=True, maintain_order=True).items():
             seen.add(key)
-            parts.append(_quiet(step(rows.lazy(), judgements(qrels, key), by)))
+            parts.append(evaluated(rows.lazy(), judgements(qrels, key), by))
         for key in qrels.select(keys).unique(maintain_order=True).rows():
             if key in seen:
                 continue
-            alone = _quiet(step(empty, judgements(qrels, key), ()))
+            alone = evaluated(empty, judgements(qrels, key), ())
             labels = [pl.lit(v, run.schema[k]).alias(k) for k, v in zip(keys, key, strict=True)]
             parts.append(alone.with_columns(labels).select(names))
         if not parts:
-            return _quiet(step(run.lazy().clear(), qrels.lazy().clear().drop(keys), by))
+            return pl.DataFrame(schema=step(run.lazy().clear(), qrels.lazy().clear().drop(keys), by)
+                                .collect_schema())
         return pl.concat(parts)
 
     return each_system
+
+
+def _nothing_evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame, query_id: str, complete: bool) -> bool:
+    judged = qrels.select(pl.col(query_id).cast(pl.String)).collect().to_series()
+    if complete or judged.is_empty():
+        return judged.is_empty()
+    ran = run.select(pl.col(query_id).cast(pl.String)).collect().to_series()
+    return not ran.is_in(judged.implode()).any()
 
 
 @dataclass(frozen=True)
@@ -187,4 +212,10 @@ def classification_plan(method: str, frame: pl.DataFrame, args: Sequence[Any], o
         return getattr(rows.ireval, method)(*args, by=list(by) or None, **options)
 
     schema = call(frame.lazy()).collect_schema()
-    return ClassificationPlan(lambda rows: call(rows.lazy()).collect(), schema, by)
+
+    def step(rows: pl.DataFrame) -> pl.DataFrame:
+        if by and rows.is_empty():  # a partition without groups (Dask); polars gives no rows for none
+            return pl.DataFrame(schema=schema)
+        return call(rows.lazy()).collect()
+
+    return ClassificationPlan(step, schema, by)
