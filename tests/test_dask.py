@@ -124,3 +124,17 @@ def test_nothing_is_computed_before_the_caller_computes(case: tuple) -> None:
     assert list(planned.columns) == ["system", "metric", "value", "num_q"]
     with pytest.raises(RuntimeError, match="the run was read"):
         planned.compute()
+
+
+def test_buckets_holding_only_unjudged_queries_still_check_their_rows(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
+    ours = _polars(fe.dask.evaluate(drun, dqrels, measures, by="system", buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
+    unjudged = run.join(qrels, on="query_id", how="anti")["query_id"][0]
+    gone = pl.when(pl.col("query_id") == unjudged).then(None).otherwise(pl.col("score"))
+    bad = run.with_columns(score=gone)
+    with pytest.raises(ValueError, match="null values in run column 'score'"):
+        bad.ireval.evaluate(qrels, measures, by="system")
+    with pytest.raises(ValueError, match="null values in run column 'score'"):
+        fe.dask.evaluate(_dask(bad), dqrels, measures, by="system", buckets=40).compute()

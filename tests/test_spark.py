@@ -202,3 +202,10 @@ def test_nothing_is_read_before_the_caller_acts(case: tuple, spark: Any) -> None
     assert [f.name for f in planned.schema.fields] == ["system", "metric", "value", "num_q"]
     with pytest.raises(Exception, match="the run was read"):
         planned.collect()
+
+
+def test_buckets_holding_only_unjudged_queries(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
+    ours = _polars(fe.spark.evaluate(srun, sqrels, measures, by="system", buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
