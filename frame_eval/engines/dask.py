@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -75,11 +76,23 @@ def _from_pandas(frame: pd.DataFrame) -> pl.DataFrame:
     return pl.from_pandas(frame).drop(_grouped.BUCKET, strict=False)
 
 
+# One polars evaluation at a time per process: polars runs each on all cores already, and two
+# Dask threads in polars at once can deadlock (a Python function inside a polars plan waits for
+# the GIL held by a thread that waits for polars' thread pool).
+_POLARS = threading.Lock()
+
+
+def _one_at_a_time(step: Callable[..., pl.DataFrame], frames: tuple[pd.DataFrame, ...]) -> pd.DataFrame:
+    # module level, so a pickled step refers to the lock by name instead of carrying it
+    with _POLARS:
+        return _pandas(step(*[_from_pandas(f) for f in frames]))
+
+
 def _noted(step: Callable[..., pl.DataFrame]) -> Callable[..., pd.DataFrame]:
     @functools.wraps(step)
     def call(*frames: pd.DataFrame) -> pd.DataFrame:
         try:
-            return _pandas(step(*[_from_pandas(f) for f in frames]))
+            return _one_at_a_time(step, frames)
         except (ValueError, TypeError) as error:
             raise _grouped.with_note(error, ENGINE) from None
     return call

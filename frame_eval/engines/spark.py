@@ -188,7 +188,8 @@ def _bucket(query_id: str, buckets: int) -> Any:
 
 def _buckets(run: DataFrame, buckets: int | None) -> int:
     if buckets is None:
-        return int(run.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
+        setting = run.sparkSession.conf.get("spark.sql.shuffle.partitions") or "200"
+        return int(setting) if setting.isdigit() else 200  # some platforms say "auto"
     if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
         raise ValueError(f"buckets must be a positive integer, got {buckets!r}")
     return buckets
