@@ -83,10 +83,12 @@ def _child(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> Non
 
 # -- the harness ---------------------------------------------------------------------------------
 
-def _tree_rss_mb(root: int) -> float:
-    """Resident memory of ``root`` and all its descendants, from /proc."""
+def _tree_rss_mb(root: int) -> tuple[float, float]:
+    """Resident memory of ``root`` and all its descendants, from /proc; and the largest single
+    Python worker among the descendants (Spark's workers: what grows with a bucket's rows)."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
+    names: dict[int, str] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -95,6 +97,7 @@ def _tree_rss_mb(root: int) -> float:
             fields = stat[stat.rindex(")") + 2:].split()
             parents[int(entry)] = int(fields[1])
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            names[int(entry)] = stat[stat.index("(") + 1:stat.rindex(")")]
         except (OSError, ValueError, IndexError):
             continue
     tree, frontier = {root}, [root]
@@ -104,18 +107,20 @@ def _tree_rss_mb(root: int) -> float:
             if parent == pid and child not in tree:
                 tree.add(child)
                 frontier.append(child)
-    return sum(rss.get(pid, 0) for pid in tree) / 2**20
+    workers = [rss.get(pid, 0) for pid in tree - {root} if names.get(pid, "").startswith("python")]
+    return sum(rss.get(pid, 0) for pid in tree) / 2**20, max(workers, default=0) / 2**20
 
 
 def _measure(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> dict[str, float]:
     command = [sys.executable, __file__, "--child", engine, str(data), str(out), "--buckets", str(buckets),
                "--repeat", str(repeat)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    peak = [0.0]
+    peak = [0.0, 0.0]
 
     def watch() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], _tree_rss_mb(process.pid))
+            total, worker = _tree_rss_mb(process.pid)
+            peak[0], peak[1] = max(peak[0], total), max(peak[1], worker)
             time.sleep(0.1)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -125,26 +130,27 @@ def _measure(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> d
     if process.returncode:
         raise RuntimeError(f"{engine} failed with exit code {process.returncode}")
     report = json.loads(stdout.strip().splitlines()[-1])
-    report["peak_mb"] = peak[0]
+    report["peak_mb"], report["worker_mb"] = peak
     return report
 
 
-def _one_million(work: Path) -> Path:
+def _one_million(work: Path, source: Path) -> Path:
     """The first tenth of the 10M queries (in the text order of their ids), written once."""
     target = work / "1M"
     target.mkdir(exist_ok=True)
-    run = pl.scan_parquet(DATA / "10M" / "run.parquet")
+    run = pl.scan_parquet(source / "10M" / "run.parquet")
     queries = run.select(pl.col("query_id").unique().sort()).collect().head(10_000)
     for name in ("run", "qrels"):
-        frame = pl.scan_parquet(DATA / "10M" / f"{name}.parquet")
+        frame = pl.scan_parquet(source / "10M" / f"{name}.parquet")
         kept = frame.join(queries.lazy(), on="query_id", how="semi").collect()
         kept.write_parquet(target / f"{name}.parquet")
     return target
 
 
 def _agreement(reference: Path, other: Path) -> str:
-    ours = pl.read_parquet(reference).sort("query_id")
-    theirs = pl.read_parquet(other).sort("query_id")
+    if not reference.exists():
+        return "(no frame_eval run to compare)"
+    ours, theirs = pl.read_parquet(reference).sort("query_id"), pl.read_parquet(other).sort("query_id")
     if ours.height != theirs.height:
         return f"no ({theirs.height} of {ours.height} queries)"
     equal = all((ours[m] == theirs[m]).all() for m in MEASURES)
@@ -159,31 +165,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--buckets", type=int, default=0, help="Spark/Dask groups (default: 20 per 1M rows)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--data", type=Path, default=DATA, help="holds 10M/ (run and qrels Parquet files)")
     args = parser.parse_args(argv)
     if args.child:
         engine, data, out = args.child
         _child(engine, Path(data), Path(out), args.buckets, args.repeat)
         return 0
-    rows = ["| size | engine | median s | first run s | session start s | peak MB (process tree) | "
-            "time vs frame_eval | memory vs frame_eval | agrees |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    rows = ["| size | engine | buckets | median s | first run s | session start s | peak MB (process tree) | "
+            "largest worker MB | time vs frame_eval | memory vs frame_eval | agrees |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for size in args.sizes:
-            data = _one_million(work) if size == "1M" else DATA / size
+            data = _one_million(work, args.data) if size == "1M" else args.data / size
             buckets = args.buckets or 20 * int(size.rstrip("M"))
             results: dict[str, dict[str, float]] = {}
             for engine in args.engines:
                 r = _measure(engine, data, work / f"{engine}_{size}_0.parquet", buckets, args.repeat)
                 results[engine] = {"seconds": r["seconds"], "first": r["first_seconds"],
-                                   "peak_mb": r["peak_mb"], "session": r.get("session_seconds", 0.0)}
+                                   "peak_mb": r["peak_mb"], "session": r.get("session_seconds", 0.0),
+                                   "worker": r["worker_mb"]}
                 base = results.get("frame_eval", results[engine])
                 reference, other = (work / f"{name}_{size}_0.parquet" for name in ("frame_eval", engine))
                 agrees = "reference" if engine == "frame_eval" else _agreement(reference, other)
                 r = results[engine]
                 session = f"{r['session']:.1f}" if engine == "spark" else ""
-                rows.append(f"| {size} | {engine} | {r['seconds']:.2f} | {r['first']:.2f} | {session} | "
-                            f"{r['peak_mb']:.0f} | "
+                parts = "" if engine == "frame_eval" else str(buckets)
+                worker = f"{r['worker']:.0f}" if engine == "spark" else ""
+                rows.append(f"| {size} | {engine} | {parts} | {r['seconds']:.2f} | {r['first']:.2f} | "
+                            f"{session} | {r['peak_mb']:.0f} | {worker} | "
                             f"{r['seconds'] / base['seconds']:.2f}x | "
                             f"{r['peak_mb'] / base['peak_mb']:.2f}x | {agrees} |")
                 print(rows[-1], flush=True)
