@@ -64,6 +64,8 @@ def test_summaries_have_the_same_bits(case: tuple, options: dict[str, Any]) -> N
 def test_judge_and_integer_ids(case: tuple) -> None:
     run, qrels, drun, dqrels = case
     assert_same(_polars(fe.dask.judge(drun, dqrels, by="system")), run.ireval.judge(qrels, by="system"))
+    chained = drun.pipe(fe.dask.evaluate_with(dqrels, ["AP"], by="system"))
+    assert_same(_polars(chained), run.ireval.evaluate(qrels, ["AP"], by="system"))
     run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int32))
     qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
     ours = _polars(fe.dask.evaluate(_dask(run), _dask(qrels), ["AP", "nDCG@10"], by="system", buckets=4))

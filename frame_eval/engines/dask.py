@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from dask.dataframe import DataFrame
 
 __all__ = [
-    "confusion", "confusion_matrix", "det_curve", "evaluate", "judge", "pr_curve", "rates", "roc", "scores",
-    "summarize",
+    "confusion", "confusion_matrix", "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "rates",
+    "roc", "scores", "summarize",
 ]
 
 ENGINE = "Dask"
@@ -184,6 +184,15 @@ def judge(run: DataFrame, qrels: DataFrame, *, buckets: int | None = None, **opt
     >>> fe.dask.judge(run, qrels).compute()  # doctest: +SKIP
     """
     return _ranking("judge", run, qrels, None, buckets, options)
+
+
+def evaluate_with(qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES,
+                  **options: Any) -> Callable[[DataFrame], DataFrame]:
+    """:func:`evaluate` as a function of the run, for ``run.pipe(...)`` chains.
+
+    >>> per_query = run.pipe(fe.dask.evaluate_with(qrels, ["AP", "nDCG@10"]))  # doctest: +SKIP
+    """
+    return lambda run: evaluate(run, qrels, measures, **options)
 
 
 def _classification_function(name: str) -> Callable[..., DataFrame]:
