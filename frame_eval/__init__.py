@@ -17,6 +17,8 @@ from __future__ import annotations
 from frame_eval import classification, compare, ranking
 from frame_eval import pandas_ns as _pandas_ns
 from frame_eval import polars_ns as _polars_ns
+from frame_eval.arrow_input import ireval
+from frame_eval.engines import dask, spark
 from frame_eval.io import (
     read_trec_prefs,
     read_trec_qrels,
@@ -34,6 +36,8 @@ __all__ = [
     "MeasureSpec",
     "classification",
     "compare",
+    "dask",
+    "ireval",
     "measure",
     "measures",
     "parse_measures",
@@ -44,6 +48,7 @@ __all__ = [
     "scan_trec_prefs",
     "scan_trec_qrels",
     "scan_trec_run",
+    "spark",
     "write_trec_qrels",
     "write_trec_run",
 ]

@@ -262,12 +262,30 @@ def _micro_summary(
     for m, _ in pairs:  # fail before anything is planned
         micro_parts(with_defaults(m, options.get("rel"), options.get("collection_size")), {})
     wide = per_query_wide(run, qrels, pairs, cols, micro=True, **options)
-    aggs = []
-    for _, label in pairs:
-        numerator, denominator = pl.col(label + _NUM).sum(), pl.col(label + _DEN).sum()
-        ratio = pl.when(denominator > 0).then(numerator / denominator).otherwise(pl.lit(0.0, pl.Float64))
-        is_count = pl.col(label + _DEN).null_count() == pl.len()
-        aggs.append(pl.when(is_count).then(numerator).otherwise(ratio).alias(label))
+    return summary_of(wide, pairs, cols, shape, "micro")
+
+
+def summary_of(
+    wide: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns, shape: Shape,
+    aggregate: Aggregate | None,
+) -> pl.LazyFrame:
+    """The summary of :func:`per_query_wide`'s frame (built with ``micro=True`` for ``"micro"``).
+
+    The step after the per-query values, on its own so that an engine that computes those values
+    elsewhere (Spark, Dask: :mod:`frame_eval.engines`) summarizes them with the same arithmetic.
+    """
+    if aggregate == "micro":
+        aggs = []
+        for _, label in pairs:
+            numerator, denominator = pl.col(label + _NUM).sum(), pl.col(label + _DEN).sum()
+            ratio = pl.when(denominator > 0).then(numerator / denominator).otherwise(pl.lit(0.0, pl.Float64))
+            is_count = pl.col(label + _DEN).null_count() == pl.len()
+            aggs.append(pl.when(is_count).then(numerator).otherwise(ratio).alias(label))
+    else:
+        order = pl.col(cols.query_id).cast(pl.String)
+        aggs = [
+            _aggregate(pl.col(label), order, aggregate or m.spec.aggregate).alias(label) for m, label in pairs
+        ]
     return _summary(wide, aggs, [label for _, label in pairs], cols, shape)
 
 
@@ -409,12 +427,7 @@ def summarize(
         run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
         judged_only=judged_only, rel=rel, collection_size=collection_size, ties=ties, scale=scale,
     ).cache()  # read by the summary and, with ci, by the intervals
-    order = pl.col(cols.query_id).cast(pl.String)
-    aggs = []
-    for m, label in pairs:
-        how = aggregate or m.spec.aggregate
-        aggs.append(_aggregate(pl.col(label), order, how).alias(label))
-    long = _summary(wide, aggs, [label for _, label in pairs], cols, shape)
+    long = summary_of(wide, pairs, cols, shape, aggregate)
     if ci is None or shape == "wide":
         return long
     if ci_method == "t":

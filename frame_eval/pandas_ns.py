@@ -43,6 +43,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from frame_eval.arrow_input import is_arrow_stream, read_arrow_stream
 from frame_eval.polars_ns import IREvalNamespace, is_frame
 
 _RANKING: Final = frozenset({"judge", "evaluate", "summarize", "ranking_curve"})
@@ -386,9 +387,12 @@ class PandasIREval:
             if _is_pandas(value):
                 frames[param] = _to_polars(value, param, wanted)
                 arguments[param] = frames[param].frame
+            elif param == "qrels" and is_arrow_stream(value):  # a pyarrow Table, a DuckDB relation, ...
+                arguments[param] = read_arrow_stream(value, param)
         qrels = arguments.get("qrels")
         if "qrels" in arguments and not isinstance(qrels, pl.DataFrame | pl.LazyFrame):
-            raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
+            raise TypeError(f"qrels must be a pandas DataFrame or an Arrow table (an object with "
+                            f"__arrow_c_stream__), got {type(qrels).__name__}")
         labels = {label: name for frame in frames.values() for name, label in frame.labels.items()}
         namespace = IREvalNamespace(frames[role].frame)
         with warnings.catch_warnings(record=True) as caught:

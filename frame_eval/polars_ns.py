@@ -46,7 +46,7 @@ def is_frame(value: Any) -> bool:
 
 
 def to_lazy(frame: Any, name: str) -> pl.LazyFrame:
-    """A LazyFrame view of a polars or pandas frame (pandas is converted, never modified)."""
+    """A LazyFrame view of a polars, pandas or Arrow frame (converted, never modified)."""
     if isinstance(frame, pl.LazyFrame):
         return frame
     if isinstance(frame, pl.DataFrame):
@@ -54,9 +54,13 @@ def to_lazy(frame: Any, name: str) -> pl.LazyFrame:
     module = type(frame).__module__
     if module.startswith("pandas"):
         return pl.from_pandas(frame).lazy()
+    from frame_eval.arrow_input import is_arrow_stream, read_arrow_stream
+
+    if is_arrow_stream(frame):  # a pyarrow Table, a DuckDB relation, ...
+        return read_arrow_stream(frame, name).lazy()
     raise TypeError(
-        f"{name} must be a polars DataFrame or LazyFrame or a pandas DataFrame, "
-        f"got {type(frame).__name__}"
+        f"{name} must be a polars DataFrame or LazyFrame, a pandas DataFrame or an Arrow table "
+        f"(an object with __arrow_c_stream__), got {type(frame).__name__}"
     )
 
 

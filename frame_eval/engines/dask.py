@@ -1,0 +1,218 @@
+"""frame_eval on Dask: the ``.ireval`` methods for :class:`dask.dataframe.DataFrame`.
+
+``fe.dask.evaluate(run, qrels, measures, by=...)`` and the other functions here take and
+return Dask DataFrames with the parameters and output columns of the polars methods of
+the same name. Lazy in, lazy out: nothing is computed until you call ``compute()``
+(or write the result).
+
+How (the design of :mod:`frame_eval.engines.spark`): a bucket number, a hash of the query
+id's text, is added to the run and the qrels; both are shuffled on it into the same
+number of partitions, so each partition of the run meets the qrels of the same queries;
+frame_eval's polars evaluation runs on each pair of partitions (``map_partitions``).
+``summarize`` shuffles the per-query values by ``by`` (all into one partition without
+``by``) and applies the polars summary there. Classification methods shuffle by ``by``.
+Values equal the polars ones exactly.
+
+- Schema errors raise at once (from the inputs' ``meta``); data errors (nulls, NaN,
+  repeated rows) raise at ``compute()``, as the ``ValueError`` of the polars front end; a
+  row number there counts within one partition, the values shown identify the row.
+- Result columns are pandas columns backed by Arrow (``int64[pyarrow]``,
+  ``string[pyarrow]``...), so nullable integers (``rank``) stay integers. Rows come in no
+  particular order. ``strict=True`` and ``summarize(ci=...)`` are not available.
+- Needs ``pip install "frame-eval[dask]"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from frame_eval import evaluate as _core
+from frame_eval.engines import _grouped
+from frame_eval.engines.spark import _mirror
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from dask.dataframe import DataFrame
+
+__all__ = [
+    "confusion", "confusion_matrix", "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "rates",
+    "roc", "scores", "summarize",
+]
+
+ENGINE = "Dask"
+
+
+def _dask() -> Any:
+    try:
+        import dask.dataframe
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError('frame_eval.dask needs dask[dataframe]: pip install "frame-eval[dask]"') from error
+    return dask.dataframe
+
+
+def _require_frame(frame: Any, name: str) -> None:
+    if not type(frame).__module__.startswith("dask"):
+        raise TypeError(f"{name} must be a dask.dataframe.DataFrame, got {type(frame).__name__}; "
+                        f"for polars or pandas frames use the .ireval methods")
+
+
+def _empty(frame: DataFrame) -> pl.DataFrame:
+    return pl.from_pandas(frame._meta)
+
+
+def _pandas(frame: pl.DataFrame) -> pd.DataFrame:
+    return frame.to_pandas(use_pyarrow_extension_array=True)
+
+
+def _from_pandas(frame: pd.DataFrame) -> pl.DataFrame:
+    return pl.from_pandas(frame).drop(_grouped.BUCKET, strict=False)
+
+
+# One polars evaluation at a time per process: polars runs each on all cores already, and two
+# Dask threads in polars at once can deadlock (a Python function inside a polars plan waits for
+# the GIL held by a thread that waits for polars' thread pool).
+_POLARS = threading.Lock()
+
+
+def _one_at_a_time(step: Callable[..., pl.DataFrame], frames: tuple[pd.DataFrame, ...]) -> pd.DataFrame:
+    # module level, so a pickled step refers to the lock by name instead of carrying it
+    with _POLARS:
+        return _pandas(step(*[_from_pandas(f) for f in frames]))
+
+
+def _noted(step: Callable[..., pl.DataFrame]) -> Callable[..., pd.DataFrame]:
+    @functools.wraps(step)
+    def call(*frames: pd.DataFrame) -> pd.DataFrame:
+        try:
+            return _one_at_a_time(step, frames)
+        except (ValueError, TypeError) as error:
+            raise _grouped.with_note(error, ENGINE) from None
+    return call
+
+
+def _with_bucket(frame: pd.DataFrame, query_id: str, buckets: int) -> pd.DataFrame:
+    import pandas as pd
+
+    text = frame[query_id].astype("string")  # integer ids of any width hash alike
+    hashed = pd.util.hash_pandas_object(text, index=False).to_numpy()
+    return frame.assign(**{_grouped.BUCKET: (hashed % buckets).astype("int64")})
+
+
+def _bucketed(frame: DataFrame, query_id: str, buckets: int) -> DataFrame:
+    meta = _with_bucket(frame._meta, query_id, buckets)
+    with_bucket = frame.map_partitions(_with_bucket, query_id, buckets, meta=meta)
+    return with_bucket.shuffle(on=_grouped.BUCKET, npartitions=buckets)
+
+
+def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, buckets: int | None,
+             options: dict[str, Any]) -> DataFrame:
+    dd = _dask()
+    _require_frame(run, "run")
+    _require_frame(qrels, "qrels")
+    plan = _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options, ENGINE)
+    if buckets is None:
+        buckets = max(run.npartitions, qrels.npartitions)
+    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
+        raise ValueError(f"buckets must be a positive integer, got {buckets!r}")
+    right = qrels[list(plan.qrels_columns)]
+    if plan.per_system:  # every system's judgements, so each system's empty queries are scored
+        systems = run[list(plan.by)].drop_duplicates().repartition(npartitions=1)
+        one = _grouped.BUCKET  # a constant key: dask has no cross join
+        right = right.assign(**{one: 0}).merge(systems.assign(**{one: 0}), on=one).drop(columns=one)
+    left, right = _bucketed(run, plan.query_id, buckets), _bucketed(right, plan.query_id, buckets)
+    meta = _pandas(pl.DataFrame(schema=plan.schema))
+    per_query = dd.map_partitions(_noted(plan.step), left, right, meta=meta, align_dataframes=False,
+                                  enforce_metadata=False)
+    if plan.summary is None:
+        return per_query
+    assert plan.summary_schema is not None
+    totals = _pandas(pl.DataFrame(schema=plan.summary_schema))
+    grouped = per_query.shuffle(on=list(plan.by)) if plan.by else per_query.repartition(npartitions=1)
+    return grouped.map_partitions(_noted(plan.summary), meta=totals, enforce_metadata=False)
+
+
+def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
+                    options: dict[str, Any]) -> DataFrame:
+    _dask()
+    _require_frame(predictions, "predictions")
+    plan = _grouped.classification_plan(method, _empty(predictions), args, options)
+    grouped = predictions.shuffle(on=list(plan.by)) if plan.by else predictions.repartition(npartitions=1)
+    meta = _pandas(pl.DataFrame(schema=plan.schema))
+    return grouped.map_partitions(_noted(plan.step), meta=meta, enforce_metadata=False)
+
+
+_BUCKETS = inspect.Parameter("buckets", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="int | None")
+
+
+@_mirror("evaluate", "run", [_BUCKETS])
+def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
+             buckets: int | None = None, **options: Any) -> DataFrame:
+    """Per-query values of ``measures`` on Dask, as
+    :meth:`frame_eval.polars_ns.IREvalNamespace.evaluate`; ``buckets``: the partitions the
+    queries are hashed into (default: the larger input's partition count).
+
+    >>> import dask.dataframe as dd, frame_eval as fe                    # doctest: +SKIP
+    >>> fe.dask.evaluate(dd.from_pandas(run_df), dd.from_pandas(qrels_df), ["AP"]).compute()
+    ...                                                                  # doctest: +SKIP
+    """
+    return _ranking("evaluate", run, qrels, measures, buckets, options)
+
+
+@_mirror("summarize", "run", [_BUCKETS])
+def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
+              buckets: int | None = None, **options: Any) -> DataFrame:
+    """Summaries over queries on Dask, as :meth:`frame_eval.polars_ns.IREvalNamespace.summarize`
+    (``ci=`` excepted), with the same bits.
+
+    >>> fe.dask.summarize(run, qrels, ["AP"], by="system").compute()  # doctest: +SKIP
+    """
+    return _ranking("summarize", run, qrels, measures, buckets, options)
+
+
+@_mirror("judge", "run", [_BUCKETS])
+def judge(run: DataFrame, qrels: DataFrame, *, buckets: int | None = None, **options: Any) -> DataFrame:
+    """The judged frame on Dask, as :meth:`frame_eval.polars_ns.IREvalNamespace.judge`.
+
+    >>> fe.dask.judge(run, qrels).compute()  # doctest: +SKIP
+    """
+    return _ranking("judge", run, qrels, None, buckets, options)
+
+
+def evaluate_with(qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES,
+                  **options: Any) -> Callable[[DataFrame], DataFrame]:
+    """:func:`evaluate` as a function of the run, for ``run.pipe(...)`` chains.
+
+    >>> per_query = run.pipe(fe.dask.evaluate_with(qrels, ["AP", "nDCG@10"]))  # doctest: +SKIP
+    """
+    return lambda run: evaluate(run, qrels, measures, **options)
+
+
+def _classification_function(name: str) -> Callable[..., DataFrame]:
+    def function(predictions: DataFrame, *args: Any, **options: Any) -> DataFrame:
+        return _classification(name, predictions, args, options)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"``predictions.ireval.{name}(...)`` on a Dask DataFrame: the parameters and output columns of "
+        f":meth:`frame_eval.polars_ns.IREvalNamespace.{name}`, computed per ``by`` group (one partition "
+        f"holds a group's rows), with the polars values.\n\n"
+        f">>> fe.dask.{name}(predictions, 'label', 'prob', by='model').compute()  # doctest: +SKIP\n"
+    )
+    return _mirror(name, "predictions", [])(function)
+
+
+confusion = _classification_function("confusion")
+rates = _classification_function("rates")
+confusion_matrix = _classification_function("confusion_matrix")
+roc = _classification_function("roc")
+pr_curve = _classification_function("pr_curve")
+det_curve = _classification_function("det_curve")
+scores = _classification_function("scores")

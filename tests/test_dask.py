@@ -1,0 +1,142 @@
+"""fe.dask gives the polars results exactly (``==``), lazily, with the same errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+from engine_cases import all_trec, assert_same, prediction_case, ranking_case
+
+import frame_eval as fe
+
+dd = pytest.importorskip("dask.dataframe", reason='Dask is not installed (pip install "frame-eval[dask]")')
+
+
+def _dask(frame: pl.DataFrame, partitions: int = 3) -> Any:
+    return dd.from_pandas(frame.to_pandas(), npartitions=partitions)
+
+
+def _polars(frame: Any) -> pl.DataFrame:
+    return pl.from_pandas(frame.compute())
+
+
+@pytest.fixture(scope="module")
+def case() -> tuple[pl.DataFrame, pl.DataFrame, Any, Any]:
+    run, qrels = ranking_case(12)
+    return run, qrels, _dask(run), _dask(qrels, 2)
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system"},
+    {"by": "system", "complete": True, "buckets": 5},
+    {"by": "system", "depth": 5, "judged_only": True, "rel": 2},
+    {"by": "system", "shape": "wide"},
+    {"by": "system", "ties": "pessimistic", "measures": ["AP", "nDCG@10", "P@10", "RR"]},
+])
+def test_every_all_trec_measure_equals_polars(case: tuple, options: dict[str, Any]) -> None:
+    run, qrels, drun, dqrels = case
+    options = dict(options)
+    measures = options.pop("measures", all_trec())
+    ours = _polars(fe.dask.evaluate(drun, dqrels, measures, **options))
+    options.pop("buckets", None)
+    assert_same(ours, run.ireval.evaluate(qrels, measures, **options))
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system"},
+    {"by": "system", "complete": True, "shape": "wide"},
+    {"by": "system", "aggregate": "micro", "measures": ["P@10", "R@5", "SetP", "NumRet", "NumRelRet"]},
+    {"by": "system", "aggregate": "gmean", "measures": ["AP", "bpref"]},
+    {},
+])
+def test_summaries_have_the_same_bits(case: tuple, options: dict[str, Any]) -> None:
+    run, qrels, drun, dqrels = case
+    options = dict(options)
+    measures = options.pop("measures", all_trec())
+    if "by" not in options:
+        run = run.filter(pl.col("system") == "s1")
+        drun = drun[drun["system"] == "s1"]
+    ours = _polars(fe.dask.summarize(drun, dqrels, measures, **options))
+    assert_same(ours, run.ireval.summarize(qrels, measures, **options))
+
+
+def test_judge_and_integer_ids(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    assert_same(_polars(fe.dask.judge(drun, dqrels, by="system")), run.ireval.judge(qrels, by="system"))
+    chained = drun.pipe(fe.dask.evaluate_with(dqrels, ["AP"], by="system"))
+    assert_same(_polars(chained), run.ireval.evaluate(qrels, ["AP"], by="system"))
+    run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int32))
+    qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    ours = _polars(fe.dask.evaluate(_dask(run), _dask(qrels), ["AP", "nDCG@10"], by="system", buckets=4))
+    assert_same(ours, run.ireval.evaluate(qrels, ["AP", "nDCG@10"], by="system"))
+
+
+CLASSIFICATION = [
+    ("confusion", ("label", "pred"), {}),
+    ("confusion", ("kind", "kind_pred"), {}),
+    ("rates", ("label", "pred"), {}),
+    ("rates", ("kind", "kind_pred"), {"average": "micro"}),
+    ("rates", ("label",), {"score": "prob", "thresholds": [0.2, 0.5, 0.8]}),
+    ("confusion_matrix", ("kind", "kind_pred"), {}),
+    ("roc", ("label", "prob"), {}),
+    ("pr_curve", ("label", "prob"), {}),
+    ("det_curve", ("label", "prob"), {}),
+    ("scores", ("label", "prob"), {}),
+]
+
+
+def test_classification_methods_equal_polars() -> None:
+    predictions = prediction_case(4)
+    frame = _dask(predictions, 4)
+    for name, args, options in CLASSIFICATION:
+        ours = _polars(getattr(fe.dask, name)(frame, *args, by="model", **options))
+        assert_same(ours, getattr(predictions.ireval, name)(*args, by="model", **options))
+    assert_same(_polars(fe.dask.rates(frame, "label", "pred")), predictions.ireval.rates("label", "pred"))
+
+
+def test_data_errors_raise_at_compute_and_schema_errors_at_once(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    nulls = run.with_columns(score=pl.when(pl.col("doc_id") == "d3").then(None).otherwise(pl.col("score")))
+    planned = fe.dask.evaluate(_dask(nulls), dqrels, ["AP"], by="system")  # nothing computed yet
+    with pytest.raises(ValueError, match=r"null values in run column 'score' \(first at row \d+, counting "
+                                         r"from 0\); drop or fill them \[frame_eval on Dask"):
+        planned.compute()
+    with pytest.raises(ValueError) as polars_error:
+        run.ireval.evaluate(qrels, ["AP"], doc_id="document")
+    with pytest.raises(ValueError) as dask_error:
+        fe.dask.evaluate(drun, dqrels, ["AP"], doc_id="document")
+    assert str(dask_error.value) == str(polars_error.value)
+    with pytest.raises(ValueError, match="strict=True is not available on Dask"):
+        fe.dask.summarize(drun, dqrels, ["AP"], strict=True)
+    with pytest.raises(TypeError, match=r"dask\.dataframe\.DataFrame"):
+        fe.dask.evaluate(run, dqrels, ["AP"])
+
+
+def test_nothing_is_computed_before_the_caller_computes(case: tuple) -> None:
+    _, _, drun, dqrels = case
+
+    def exploding(part: Any) -> Any:
+        if len(part):
+            raise RuntimeError("the run was read")
+        return part
+
+    poisoned = drun.map_partitions(exploding, meta=drun._meta)
+    planned = fe.dask.summarize(poisoned, dqrels, ["AP"], by="system")
+    assert list(planned.columns) == ["system", "metric", "value", "num_q"]
+    with pytest.raises(RuntimeError, match="the run was read"):
+        planned.compute()
+
+
+def test_buckets_holding_only_unjudged_queries_still_check_their_rows(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
+    ours = _polars(fe.dask.evaluate(drun, dqrels, measures, by="system", buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
+    unjudged = run.join(qrels, on="query_id", how="anti")["query_id"][0]
+    gone = pl.when(pl.col("query_id") == unjudged).then(None).otherwise(pl.col("score"))
+    bad = run.with_columns(score=gone)
+    with pytest.raises(ValueError, match="null values in run column 'score'"):
+        bad.ireval.evaluate(qrels, measures, by="system")
+    with pytest.raises(ValueError, match="null values in run column 'score'"):
+        fe.dask.evaluate(_dask(bad), dqrels, measures, by="system", buckets=40).compute()

@@ -1,0 +1,211 @@
+"""fe.spark gives the polars results exactly (``==``), lazily, with the same errors.
+
+One local[2] Spark session for the whole test run. Skipped (with the reason) when PySpark or
+Java is missing, except under CI (``FRAME_EVAL_CI=1``, set by ``.ci/run``), where that fails.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from engine_cases import all_trec, assert_same, prediction_case, ranking_case
+
+import frame_eval as fe
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return 'PySpark is not installed (pip install "frame-eval[spark]")'
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "Spark needs Java, and there is no java on PATH (apt-get install default-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    reason = _missing()
+    if reason:
+        if os.environ.get("FRAME_EVAL_CI"):
+            pytest.fail(f"CI must run the Spark tests: {reason}")
+        pytest.skip(reason)
+    # the Python workers import this checkout's frame_eval, whatever is installed
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("frame_eval tests")
+        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g").config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _spark(spark: Any, frame: pl.DataFrame) -> Any:
+    return spark.createDataFrame(frame.to_arrow())
+
+
+def _polars(frame: Any) -> pl.DataFrame:
+    return pl.from_arrow(frame.toArrow())  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def case(spark: Any) -> tuple[pl.DataFrame, pl.DataFrame, Any, Any]:
+    run, qrels = ranking_case(11)
+    return run, qrels, _spark(spark, run), _spark(spark, qrels)
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system"},
+    {"by": "system", "complete": True},
+    {"by": "system", "depth": 5, "judged_only": True, "rel": 2},
+    {"by": "system", "shape": "wide", "names": "canonical"},
+])
+def test_every_all_trec_measure_equals_polars(case: tuple, options: dict[str, Any]) -> None:
+    run, qrels, srun, sqrels = case
+    ours = _polars(fe.spark.evaluate(srun, sqrels, all_trec(), **options))
+    assert_same(ours, run.ireval.evaluate(qrels, all_trec(), **options))
+
+
+def test_one_system_integer_ids_of_different_widths_and_few_buckets(spark: Any) -> None:
+    run, qrels = ranking_case(5)
+    run = run.filter(pl.col("system") == "s2").drop("system").with_columns(
+        pl.col("query_id").str.slice(1).cast(pl.Int32)
+    )
+    qrels = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    measures = ["AP", "nDCG@10", "P@5", "RR", "Rprec", "bpref", "infAP", "ERR@10"]
+    ours = _polars(fe.spark.evaluate(_spark(spark, run), _spark(spark, qrels), measures, buckets=3))
+    assert_same(ours, run.ireval.evaluate(qrels, measures))
+
+
+def test_tie_aware_values_equal_polars(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    measures = ["AP", "nDCG@10", "P@10", "RR"]
+    for ties in ("expected", "optimistic"):
+        ours = _polars(fe.spark.evaluate(srun, sqrels, measures, by="system", ties=ties))
+        assert_same(ours, run.ireval.evaluate(qrels, measures, by="system", ties=ties))
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system"},
+    {"by": "system", "complete": True, "shape": "wide"},
+    {},
+])
+def test_summaries_have_the_same_bits(case: tuple, options: dict[str, Any]) -> None:
+    run, qrels, srun, sqrels = case
+    if "by" not in options:
+        run, srun = run.filter(pl.col("system") == "s1"), srun.filter("system = 's1'")
+    ours = _polars(fe.spark.summarize(srun, sqrels, all_trec(), **options))
+    assert_same(ours, run.ireval.summarize(qrels, all_trec(), **options))
+
+
+def test_micro_and_geometric_summaries(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    for measures, aggregate in ((["P@10", "R@5", "SetP", "NumRet", "NumRelRet"], "micro"),
+                                (["AP", "bpref", "nDCG@10"], "gmean")):
+        ours = _polars(fe.spark.summarize(srun, sqrels, measures, by="system", aggregate=aggregate))
+        assert_same(ours, run.ireval.summarize(qrels, measures, by="system", aggregate=aggregate))
+
+
+def test_judge_and_transform(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    assert_same(_polars(fe.spark.judge(srun, sqrels, by="system", complete=True)),
+                run.ireval.judge(qrels, by="system", complete=True))
+    chained = srun.transform(fe.spark.evaluate_with(sqrels, ["AP", "nDCG@10"], by="system"))
+    assert_same(_polars(chained), run.ireval.evaluate(qrels, ["AP", "nDCG@10"], by="system"))
+
+
+CLASSIFICATION = [
+    ("confusion", ("label", "pred"), {}),
+    ("confusion", ("kind", "kind_pred"), {}),
+    ("rates", ("label", "pred"), {}),
+    ("rates", ("kind", "kind_pred"), {"average": "macro"}),
+    ("rates", ("kind", "kind_pred"), {"average": "weighted", "shape": "wide"}),
+    ("rates", ("label",), {"score": "prob", "thresholds": 5}),
+    ("confusion_matrix", ("kind", "kind_pred"), {}),
+    ("roc", ("label", "prob"), {}),
+    ("pr_curve", ("label", "prob"), {}),
+    ("det_curve", ("label", "prob"), {}),
+    ("scores", ("label", "prob"), {}),
+]
+
+
+def test_classification_methods_equal_polars(spark: Any) -> None:
+    predictions = prediction_case(3)
+    frame = _spark(spark, predictions)
+    for name, args, options in CLASSIFICATION:
+        ours = _polars(getattr(fe.spark, name)(frame, *args, by="model", **options))
+        assert_same(ours, getattr(predictions.ireval, name)(*args, by="model", **options))
+    ours = _polars(fe.spark.scores(frame, "label", "prob"))
+    assert_same(ours, predictions.ireval.scores("label", "prob"))
+
+
+def _polars_error(call: Any) -> str:
+    with pytest.raises(ValueError) as caught:
+        call()
+    text = str(caught.value)
+    return text[: text.index("(first") if "(first" in text else text.index("; the first")]
+
+
+def test_data_errors_raise_when_the_job_runs_with_the_polars_text(case: tuple, spark: Any) -> None:
+    run, qrels, _, sqrels = case
+    nulls = run.with_columns(score=pl.when(pl.col("doc_id") == "d3").then(None).otherwise(pl.col("score")))
+    repeats = pl.concat([run, run.head(1)])
+    for bad in (nulls, repeats):
+        expected = _polars_error(lambda bad=bad: bad.ireval.evaluate(qrels, ["AP"]))
+        planned = fe.spark.evaluate(_spark(spark, bad), sqrels, ["AP"])  # nothing runs yet
+        with pytest.raises(Exception, match="ValueError") as caught:
+            planned.collect()
+        assert "on Spark" in str(caught.value)
+        # the count differs (a group's rows, not the frame's); the column and the fix are the same
+        assert expected.split(" ", 1)[1] in str(caught.value)
+
+
+def test_schema_errors_raise_at_once_and_options_engines_cannot_honour(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    with pytest.raises(ValueError) as polars_error:
+        run.ireval.evaluate(qrels, ["AP"], score="points")
+    with pytest.raises(ValueError) as spark_error:
+        fe.spark.evaluate(srun, sqrels, ["AP"], score="points")
+    assert str(spark_error.value) == str(polars_error.value)
+    with pytest.raises(ValueError, match="strict=True is not available on Spark"):
+        fe.spark.evaluate(srun, sqrels, ["AP"], strict=True)
+    with pytest.raises(ValueError, match="ci= is not available on Spark"):
+        fe.spark.summarize(srun, sqrels, ["AP"], ci=0.95)
+    with pytest.raises(TypeError, match=r"pyspark\.sql\.DataFrame"):
+        fe.spark.evaluate(run, sqrels, ["AP"])
+
+
+def test_nothing_is_read_before_the_caller_acts(case: tuple, spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    _, _, srun, sqrels = case
+
+    @F.udf("double")
+    def exploding(score: float) -> float:
+        raise RuntimeError("the run was read")
+
+    poisoned = srun.withColumn("score", exploding("score"))
+    planned = fe.spark.summarize(poisoned, sqrels, ["AP"], by="system")
+    assert [f.name for f in planned.schema.fields] == ["system", "metric", "value", "num_q"]
+    with pytest.raises(Exception, match="the run was read"):
+        planned.collect()
+
+
+def test_buckets_holding_only_unjudged_queries(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
+    ours = _polars(fe.spark.evaluate(srun, sqrels, measures, by="system", buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
