@@ -235,6 +235,18 @@ def deferred(rows: int | None = None) -> Iterator[Deferred]:
         _pending.state = previous
 
 
+@contextlib.contextmanager
+def immediate() -> Iterator[None]:
+    """Within the block, :func:`attach` gates results again even inside a :func:`deferred` block:
+    for a plan that collects its own pieces (the partitioned path) and reports their checks."""
+    previous = getattr(_pending, "state", None)
+    _pending.state = None
+    try:
+        yield
+    finally:
+        _pending.state = previous
+
+
 def current() -> Deferred | None:
     """The innermost :func:`deferred` block's state (``None`` outside one: a lazy call)."""
     return getattr(_pending, "state", None)

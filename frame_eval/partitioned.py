@@ -214,10 +214,15 @@ def split(
     partitions = count_partitions(run, qrels, scale)
     if partitions == 1 and not scale.progress:
         return None
-    schema = build(run, qrels, cols).collect_schema()  # schema errors at the call, as the single plan
+    with _checks.immediate():  # the pieces report their own checks, even for an eager caller
+        schema = build(run, qrels, cols).collect_schema()  # schema errors at the call, as the single plan
     query_id = cols.query_id
 
     def pieces() -> pl.DataFrame:
+        with _checks.immediate():
+            return evaluated()
+
+    def evaluated() -> pl.DataFrame:
         progress = _Progress(scale.progress)
         counts, ranges = _ranges(run, query_id, partitions)
         firsts = ranges.get_column("first").to_list() or [None]
