@@ -272,3 +272,17 @@ def test_pandas_takes_weights() -> None:
     bad.loc[3, "w"] = -1.0
     with pytest.raises(ValueError, match=r"predictions column 'w' \(first at row 3"):
         bad.ireval.confusion("y", "yhat", weight="w")
+
+
+def test_weighted_frame_methods_and_expressions_give_the_same_bits() -> None:
+    df = weighted_frame(5, n=2000)
+    frame = df.ireval.scores("y", "s", by="g", metrics=["ROC_AUC", "AP", "PR_AUC", "EER"], weight="w",
+                             shape="wide")
+    exprs = df.group_by("g").agg(
+        C.roc_auc("y", "s", weight="w"), C.average_precision("y", "s", weight="w"),
+        C.pr_auc("y", "s", weight="w"), C.equal_error_rate("y", "s", weight="w"),
+    ).sort("g")
+    assert frame.equals(exprs)
+    best = df.ireval.best_threshold("y", "s", by="g", criterion="f1", weight="w")
+    chosen = df.group_by("g").agg(C.best_threshold("y", "s", criterion="f1", weight="w").alias("threshold"))
+    assert best["threshold"].equals(chosen.sort("g")["threshold"])

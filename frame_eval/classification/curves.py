@@ -20,7 +20,7 @@ warns there instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -124,6 +124,42 @@ def points_from(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None = None) -
     )
 
 
+def measure_from(
+    label: pl.Expr, value: pl.Expr, weight: pl.Expr | None, measure: Callable[[Points], pl.Expr]
+) -> pl.Expr:
+    """``measure`` of the curve of ``label`` / ``value`` (optionally ``weight``) vectors, one value per group.
+
+    With weights the rows are sorted once by (score descending, label, weight), packed into one list,
+    and the curve and ``measure`` are computed inside that list (``list.eval``): polars would otherwise
+    sort again for every place the measure reads the curve. The sums are those of :func:`points_from`.
+    """
+    if weight is None:
+        return measure(points_from(label, value))
+    keep = label.is_not_null() & value.is_not_nan() & weight.is_not_null() & (weight != 0)
+    v, lab, w = value.filter(keep), label.filter(keep), weight.filter(keep)
+    rows = pl.struct(v.alias("v"), lab.alias("l"), w.alias("w"))
+    rows = rows.sort_by([v, lab, w], descending=[True, False, False])
+    row = pl.element()
+    ev, el, ew = row.struct.field("v"), row.struct.field("l"), row.struct.field("w")
+    tp_run = pl.when(el).then(ew).otherwise(0.0).cum_sum()
+    fp_run = pl.when(el).then(0.0).otherwise(ew).cum_sum()
+    end = (ev != ev.shift(-1)).fill_null(True)
+    curve = Points(
+        threshold=ev.filter(end), tp=tp_run.filter(end), fp=fp_run.filter(end),
+        positives=tp_run.last().fill_null(0.0), negatives=fp_run.last().fill_null(0.0),
+    )
+    return rows.implode().list.eval(measure(curve)).list.first()
+
+
+def measure_of(columns: Any, measure: Callable[[Points], pl.Expr]) -> pl.Expr:
+    """``measure`` of the curve of a registry call's columns (actual, score, positive, weight), checked."""
+    actual, score, positive = _args(columns)
+    weight = columns.get("weight")
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    value = measure_from(is_positive(actual, positive), pl.col(score).cast(pl.Float64), w, measure)
+    return weighted(checked(value, [actual], positive), weight)
+
+
 # -- builders: (columns, cutoff, **params) -> unaliased expression ------------------------------------
 
 def _args(columns: Any) -> tuple[str, str, Any]:
@@ -136,7 +172,7 @@ def _points_of(columns: Any) -> Points:
 
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
     if columns.get("weight") is not None:
-        return weighted_roc_auc(_points_of(columns))
+        return measure_of(columns, weighted_roc_auc)
     actual, score, positive = _args(columns)
     is_pos = is_positive(actual, positive)
     raw = pl.col(score).cast(pl.Float64)
@@ -219,7 +255,9 @@ def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives:
 
 
 def _area_of_points(name: str, columns: Any) -> pl.Expr:
-    return area_of(name, _points_of(columns))
+    if columns.get("weight") is None:
+        return area_of(name, _points_of(columns))
+    return measure_of(columns, lambda pts: area_of(name, pts))
 
 
 def area_of(name: str, pts: Points) -> pl.Expr:

@@ -49,7 +49,7 @@ from frame_eval.classification.counts import (
     weight_total,
     weighted,
 )
-from frame_eval.classification.curves import area_of, points_from, weighted_roc_auc
+from frame_eval.classification.curves import area_of, measure_from, weighted_roc_auc
 from frame_eval.registry import MeasureSpec, Param, measure, register
 
 __all__ = ["multiclass_average_precision", "multiclass_roc_auc", "top_k_accuracy"]
@@ -111,7 +111,11 @@ def _rank_auc(label: pl.Expr, value: pl.Expr) -> pl.Expr:
 
 
 def _auc(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    return _rank_auc(label, value) if weight is None else weighted_roc_auc(points_from(label, value, weight))
+    return _rank_auc(label, value) if weight is None else measure_from(label, value, weight, weighted_roc_auc)
+
+
+def _ap(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
+    return measure_from(label, value, weight, lambda pts: area_of("average_precision", pts))
 
 
 def _flat(pairs: list[tuple[Any, str]], actual: str) -> tuple[pl.Expr, pl.Expr]:
@@ -164,12 +168,8 @@ def _build_average_precision_multiclass(columns: Any, cutoff: float | None, *, a
     w = None if weight is None else pl.col(weight).cast(pl.Float64)
     if average == "micro":
         label, value = _flat(pairs, actual)
-        pooled = points_from(label, value, _weights(pairs, weight))
-        return weighted(area_of("average_precision", pooled), weight)
-    values = [
-        area_of("average_precision", points_from(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w))
-        for c, col in pairs
-    ]
+        return weighted(_ap(label, value, _weights(pairs, weight)), weight)
+    values = [_ap(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w) for c, col in pairs]
     supports = [tally(pl.col(actual) == c, weight) for c, _ in pairs]
     return weighted(average_of(values, supports, average), weight)
 

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from frame_eval.classification.counts import ACTUAL, AUTO
-from frame_eval.classification.curves import SCORE, Points, _expr, _points_of, _spec
+from frame_eval.classification.curves import SCORE, Points, _expr, _points_of, _spec, measure_of
 from frame_eval.registry import Param
 
 __all__ = ["best_threshold"]
@@ -191,10 +191,13 @@ def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]
 
 
 def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str, **options: Any) -> pl.Expr:
-    pts = _points_of(columns)
     criterion = _resolve_criterion(criterion, options)
-    index = best_index(pts, columns.get("weight") is None, criterion, options)
-    return pts.threshold.gather(index).first()
+    exact = columns.get("weight") is None
+
+    def best(pts: Points) -> pl.Expr:
+        return pts.threshold.gather(best_index(pts, exact, criterion, options)).first()
+
+    return best(_points_of(columns)) if exact else measure_of(columns, best)
 
 
 def best_of(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -> pl.Expr:
