@@ -26,7 +26,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval._float import pairwise_sum
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
 from frame_eval.registry import MeasureSpec, measure, register
 
 __all__ = ["average_precision", "equal_error_rate", "pr_auc", "roc_auc"]
@@ -90,18 +91,7 @@ def _args(columns: Any) -> tuple[str, str, Any]:
 
 
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
-    actual, score, positive = _args(columns)
-    is_pos = is_positive(actual, positive)
-    raw = pl.col(score).cast(pl.Float64)
-    keep = is_pos.is_not_null() & raw.is_not_nan()
-    label, value = is_pos.filter(keep), raw.filter(keep)
-    # Mann-Whitney from average ranks, doubled to integers: twice the positive-negative pairs in order,
-    # ties counting 1/2, exact in any order; the same integer as roc_auc_of's trapezoids
-    twice_rank_sum = pl.when(label).then((2 * value.rank("average")).cast(pl.Int64)).sum()
-    positives = checked(label.sum().cast(pl.Int64), [actual], positive)
-    negatives = label.len().cast(pl.Int64) - positives
-    twice_pairs = twice_rank_sum - positives * (positives + 1)
-    return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
+    return _area_of_points("ROC_AUC", columns)
 
 
 def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
@@ -118,12 +108,10 @@ def _build_eer(columns: Any, cutoff: float | None) -> pl.Expr:
 
 # -- the areas, from a group's points (threshold descending) --------------------------------------------
 #
-# A float sum's last bits depend on the order of its additions. ROC AUC is a ratio of two integers
-# (twice the area times P N is an integer), so it is exact up to the one final division: the correctly
-# rounded area, on every call, thread count and engine. Average precision and PR AUC add scikit-learn's
-# terms (the same divisions, differences and products) one after another in the order scikit-learn lists
-# them: the same bits everywhere, and scikit-learn's bits when there are fewer than 8 terms (NumPy adds
-# those one by one too; longer sums NumPy adds pairwise, a few units in the last place away).
+# A float sum's last bits depend on the order of its additions. The areas add scikit-learn's terms (the
+# same divisions, differences and products) in NumPy's pairwise order (frame_eval._float.pairwise_sum),
+# the order np.sum, np.trapezoid and scipy's trapezoid use: scikit-learn's bits, on every call, thread
+# count and engine. ROC AUC first drops the points scikit-learn's roc_curve drops (drop_intermediate).
 
 def point_terms(
     tp: pl.Expr, fp: pl.Expr, tp_before: pl.Expr, fp_before: pl.Expr, positives: pl.Expr, negatives: pl.Expr
@@ -131,6 +119,7 @@ def point_terms(
     """Each point's share of every area, from its counts and those of the point before (0, 0 first).
 
     The expressions and :mod:`~frame_eval.classification.grouped_scores` both use these: the same bits.
+    ``tp`` and ``fp`` are kept for :func:`roc_terms`.
     """
     recall, recall_before = ratio(tp, positives), ratio(tp_before, positives)
     precision = ratio(tp, tp + fp)
@@ -140,8 +129,8 @@ def point_terms(
     fpr_before, fnr_before = ratio(fp_before, negatives), 1.0 - recall_before
     gap, gap_before = fpr - fnr, fpr_before - fnr_before
     return {
-        # twice the trapezoid times P N: an integer
-        "ROC_AUC": (fp - fp_before) * (tp + tp_before),
+        "tp": tp,
+        "fp": fp,
         # scikit-learn's -sum(diff(recall) * precision[:-1]) term, sign turned (exactly)
         "average_precision": (recall - recall_before) * precision,
         # the trapezoid of auc(recall, precision), sign turned (exactly)
@@ -152,15 +141,31 @@ def point_terms(
     }
 
 
+def roc_terms(tp: pl.Expr, fp: pl.Expr, positives: pl.Expr, negatives: pl.Expr) -> pl.Expr:
+    """The trapezoids of scikit-learn's ``auc(*roc_curve(...)[:2])``, in its order, from a group's points.
+
+    ``roc_curve`` (``drop_intermediate=True``) keeps the first and last points
+    and those where the second difference of ``fps`` or ``tps`` is not 0
+    (exact: they are integers), puts the origin in front and divides by the
+    totals; ``auc`` adds ``(fpr_k - fpr_{k-1}) * (tpr_k + tpr_{k-1}) / 2``.
+    """
+    def bends(counts: pl.Expr) -> pl.Expr:
+        return (counts.shift(-1) - 2 * counts + counts.shift(1)) != 0
+
+    keep = (bends(fp) | bends(tp)).fill_null(True)  # the first and last points have no second difference
+    fpr, tpr = ratio(fp.filter(keep), negatives), ratio(tp.filter(keep), positives)
+    return (fpr - fpr.shift(1, fill_value=0.0)) * (tpr + tpr.shift(1, fill_value=0.0)) / 2.0
+
+
 def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives: pl.Expr) -> pl.Expr:
     """One group's ``name`` from its points' :func:`point_terms` (vectors, threshold descending)."""
     both = (positives > 0) & (negatives > 0)
     if name == "ROC_AUC":
-        return pl.when(both).then(ratio(terms[name].sum(), 2 * positives * negatives))
+        return pl.when(both).then(pairwise_sum(roc_terms(terms["tp"], terms["fp"], positives, negatives)))
     if name == "EER":
         return pl.when(both).then(terms["EER"].filter(terms["EER_crossed"]).first())
     # scikit-learn lists these terms from the lowest threshold up
-    return pl.when(positives > 0).then(ordered_sum(terms[name].reverse()))
+    return pl.when(positives > 0).then(pairwise_sum(terms[name].reverse()))
 
 
 def _area_of_points(name: str, columns: Any) -> pl.Expr:
@@ -208,9 +213,11 @@ def roc_auc(actual: str = ACTUAL, score: str = SCORE, *, positive: Any = AUTO) -
     """Area under the ROC curve (scikit-learn's binary ``roc_auc_score``).
 
     The probability that a random positive row scores higher than a random
-    negative one, a tie counting one half; computed from average ranks
-    (Mann-Whitney U), which equals the trapezoidal area under the full ROC
-    curve. Null when the group has no positive or no negative rows.
+    negative one, a tie counting one half: the trapezoidal area under the ROC
+    curve. Computed as scikit-learn computes it (``roc_curve`` with its
+    default ``drop_intermediate=True``, then ``auc``: the same divisions and
+    trapezoids, added in NumPy's pairwise order), so the value has
+    scikit-learn's bits. Null when the group has no positive or no negative rows.
 
     Parameters
     ----------
