@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from typing import Final
 
 import polars as pl
 
-__all__ = ["divide", "log2", "numpy_sum", "ordered_sum", "pairwise_sum"]
+__all__ = ["divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums"]
 
 
 def ordered_sum(terms: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
@@ -163,51 +164,125 @@ _LANES: Final = (0, 4, 2, 6, 1, 5, 3, 7)  # the eight running sums, bits reverse
 def numpy_sum(values: pl.Series) -> float:
     """``np.sum`` of ``values`` (Float64, nulls as 0.0) with NumPy's bits, computed with polars.
 
-    Every level of NumPy's tree is one vectorised addition: the running sums
-    and the blocks are laid out with their indices' bits reversed, so that
-    the pairs NumPy adds are the two halves of the vector.
-
     >>> import polars as pl
     >>> numpy_sum(pl.Series([0.1] * 10))  # NumPy: 1.0; one by one: 0.9999999999999999
     1.0
     """
+    return float(numpy_sums(values, [values.len()])[0])
+
+
+def numpy_sums(values: pl.Series, lengths: Sequence[int]) -> pl.Series:
+    """``np.sum`` of each run of ``values``: the first ``lengths[0]`` values, the next ``lengths[1]``...
+
+    Vectorised over the values and the runs: the tree of each run is worked
+    out from its length (one step per block of at least 64 values), then
+    every level of every tree is one polars addition. Runs of fewer than 8
+    values are added one by one; longer runs are grouped by the depth of
+    their tree, and within a depth the running sums and the blocks are laid
+    out with their indices' bits reversed, so that the pairs NumPy adds are
+    the two halves of a vector.
+    """
     x = values.cast(pl.Float64).fill_null(0.0)
-    n = x.len()
-    if n < 8:
-        return float(pl.concat([pl.Series([-0.0]), x]).cum_sum()[-1]) + 0.0
-    leaves = _leaves(n)
-    depth = max(d for _, _, d in leaves)
-    # a perfect tree of 2**depth blocks: a block one level up takes two places, itself and an empty one
-    blocks: list[tuple[int, int]] = []  # (first index, rows of eight)
-    for start, length, d in leaves:
-        blocks += [(start, length // 8)] if d == depth else [(start, length // 8), (n, 0)]
-    blocks = [blocks[_reversed_bits(i, depth)] for i in range(len(blocks))]
-    starts = pl.Series([b[0] for b in blocks], dtype=pl.Int64)
-    first = pl.concat([starts + lane for lane in _LANES])  # (lane, block)
-    full = pl.concat([pl.Series([b[1] for b in blocks], dtype=pl.Int64)] * 8)
-    cells = first.len()
+    pad = x.len()  # index of a -0.0, which adds nothing
+    padded = pl.concat([x, pl.Series([-0.0])])
+    lengths = [int(n) for n in lengths]
+    offsets = [0] * len(lengths)
+    for i in range(1, len(lengths)):
+        offsets[i] = offsets[i - 1] + lengths[i - 1]
+    result = [0.0] * len(lengths)
+    short = [i for i, n in enumerate(lengths) if n < 8]
+    by_depth: dict[int, list[int]] = {}
+    trees = {}
+    for i, n in enumerate(lengths):
+        if n >= 8:
+            trees[i] = _leaves(n)
+            by_depth.setdefault(max(d for _, _, d in trees[i]), []).append(i)
+    if short:  # one by one from -0.0, all runs at once
+        first = pl.Series([offsets[i] for i in short], dtype=pl.Int64)
+        count = pl.Series([lengths[i] for i in short], dtype=pl.Int64)
+        total = pl.Series([-0.0] * len(short))
+        for j in range(7):
+            total = total + padded.gather((first + j).zip_with(count > j, pl.Series([pad] * len(short))))
+        for i, value in zip(short, total.to_list(), strict=True):
+            result[i] = value + 0.0
+    for depth, runs in by_depth.items():
+        sums = _same_depth_sums(padded, pad, depth, [trees[i] for i in runs], [offsets[i] for i in runs])
+        for i, value in zip(runs, sums.to_list(), strict=True):
+            result[i] = value + 0.0
+    return pl.Series(result, dtype=pl.Float64)
+
+
+def _same_depth_sums(
+    padded: pl.Series, pad: int, depth: int, trees: list[list[tuple[int, int, int]]], offsets: list[int]
+) -> pl.Series:
+    """The pairwise sums of runs whose trees all have ``depth`` levels, one per run."""
+    runs = len(trees)
+    slots = 1 << depth
+    # per run, a perfect tree of 2**depth blocks (a block one level up takes two places, itself and an
+    # empty one); laid out (block in bit-reversed order, run)
+    starts = [pad] * (slots * runs)
+    rows = [0] * (slots * runs)
+    for r, (leaves, offset) in enumerate(zip(trees, offsets, strict=True)):
+        place = 0
+        for start, length, d in leaves:
+            at = _reversed_bits(place, depth) * runs + r
+            starts[at], rows[at] = offset + start, length // 8
+            place += 1 if d == depth else 2
+    first = pl.Series(starts, dtype=pl.Int64)
+    cells = 8 * len(starts)  # (lane in bit-reversed order, block, run)
+    lane_first = pl.concat([first + lane for lane in _LANES])
+    full = pl.concat([pl.Series(rows, dtype=pl.Int64)] * 8)
     at = pl.int_range(0, 16 * cells, dtype=pl.Int64)
     row, cell = at // cells, at % cells
-    index = pl.select(  # (row, lane, block) -> the value's index, or n for nothing (-0.0)
-        pl.when(row < pl.lit(full).gather(cell)).then(pl.lit(first).gather(cell) + 8 * row).otherwise(n)
+    inside = row < pl.lit(full).gather(cell)
+    index = pl.select(  # (row, lane, block, run) -> the value's index, or the pad
+        pl.when(inside).then(pl.lit(lane_first).gather(cell) + 8 * row).otherwise(pad)
     ).to_series()
-    terms = pl.concat([x, pl.Series([-0.0])]).gather(index)
+    terms = padded.gather(index)
     lanes = terms.slice(0, cells)
-    for r in range(1, _BLOCK // 8):  # the running sums, row after row
+    for r in range(1, _BLOCK // 8):  # the eight running sums of every block, row after row
         lanes = lanes + terms.slice(r * cells, cells)
     block = _halves(_halves(_halves(lanes)))  # ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    last_start, last_length, _ = leaves[-1]  # only the last block has values past its rows of eight
-    rest = x.slice(last_start + 8 * (last_length // 8))
-    if rest.len():  # the last block is last in bit-reversed order too
-        last = pl.concat([block.slice(-1, 1), rest]).cum_sum()[-1]
-        block = pl.concat([block.slice(0, block.len() - 1), pl.Series([last], dtype=pl.Float64)])
+    # the last block of a run (last in bit-reversed order too) adds the values past its rows of eight
+    tail_first = pl.Series(
+        [offset + start + 8 * (length // 8) for (start, length, _), offset in
+         zip((t[-1] for t in trees), offsets, strict=True)], dtype=pl.Int64,
+    )
+    tail_count = pl.Series([t[-1][1] % 8 for t in trees], dtype=pl.Int64)
+    last = block.slice((slots - 1) * runs, runs)
+    for j in range(7):
+        last = last + padded.gather((tail_first + j).zip_with(tail_count > j, pl.Series([pad] * runs)))
+    block = pl.concat([block.slice(0, (slots - 1) * runs), last])
     for _ in range(depth):
         block = _halves(block)
-    return float(block[0]) + 0.0
+    return block
 
 
 def _numpy_sums(lists: pl.Series) -> pl.Series:
-    return pl.Series([numpy_sum(v) if v is not None else 0.0 for v in lists], dtype=pl.Float64)
+    lists = lists.cast(pl.List(pl.Float64))
+    values = lists.explode(empty_as_null=False).fill_null(0.0)
+    return numpy_sums(values, lists.list.len().fill_null(0).to_list())
+
+
+def pairwise_sums(frame: pl.LazyFrame, group: str, values: Sequence[str]) -> pl.LazyFrame:
+    """``[group, *values]``: per run of equal ``group`` values, each column's sum in NumPy's order.
+
+    ``frame``'s rows of a group must be contiguous and in the order to add
+    them (a sorted frame, say). One call of :func:`numpy_sums` per column for
+    all groups together, when the plan runs; groups in order of appearance.
+    """
+    names = list(values)
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        runs = df.select(pl.col(group).rle_id().alias("_run"), group)
+        runs = runs.group_by("_run", maintain_order=True).agg(pl.col(group).first(), pl.len().alias("_len"))
+        lengths = runs["_len"].to_list()
+        return runs.select(group).with_columns(numpy_sums(df[name], lengths).alias(name) for name in names)
+
+    schema = frame.collect_schema()
+    return frame.select(group, *names).map_batches(
+        run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
+    )
 
 
 def pairwise_sum(terms: pl.Expr) -> pl.Expr:

@@ -23,6 +23,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval._float import pairwise_sums
+from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import area, point_terms
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
@@ -75,16 +77,55 @@ def score_measures(
     points = rows.filter(block_end).select(
         _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
     )
-    # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
-    # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
+    # the expressions' terms on the same points, in the points' order, as columns; their sums in
+    # NumPy's order (pairwise_sums), all groups at once
+    group = pl.col(_G)
+    same = group == group.shift(1)
     tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
-    terms = point_terms(
-        tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
+    positives, negatives = pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64)
+
+    def before(e: pl.Expr, start: float | int = 0) -> pl.Expr:
+        return pl.when(same).then(e.shift(1)).otherwise(start)
+
+    terms = point_terms(tp, fp, before(tp), before(fp), positives, negatives)
+    points = points.with_columns(_P=positives, _N=negatives)
+    totals = totals.with_columns(
+        pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
-    per_group = points.group_by(_G).agg(
-        area(name, terms, positives, negatives).alias(name) for name in names
-    )
-    return totals.join(per_group, on=_G, how="left").select(
-        *keys, *(pl.col(name).cast(pl.Float64) for name in names)
+    both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
+    areas = []
+    if "ROC_AUC" in names:
+        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate)
+        after = group == group.shift(-1)
+        bends = [
+            pl.when(same & after).then((c.shift(-1) - 2 * c + c.shift(1)) != 0).otherwise(True)
+            for c in (fp, tp)
+        ]
+        kept = points.filter(bends[0] | bends[1])
+        same_kept = group == group.shift(1)
+        fpr, tpr = ratio(fp, pl.col("_N")), ratio(tp, pl.col("_P"))
+        trapezoid = (fpr - pl.when(same_kept).then(fpr.shift(1)).otherwise(0.0)) * (
+            tpr + pl.when(same_kept).then(tpr.shift(1)).otherwise(0.0)
+        ) / 2.0
+        areas.append(pairwise_sums(kept.select(_G, trapezoid.alias("ROC_AUC")), _G, ["ROC_AUC"]))
+    stepwise = [n for n in ("average_precision", "PR_AUC") if n in names]
+    if stepwise:  # scikit-learn lists these terms from the lowest threshold up
+        reversed_points = points.with_columns(*(terms[n].alias(n) for n in stepwise)).sort(
+            [_G, "_k"], descending=[False, True]
+        )
+        areas.append(pairwise_sums(reversed_points, _G, stepwise))
+    if "EER" in names:
+        per_group = points.group_by(_G).agg(
+            area("EER", point_terms(
+                tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0),
+                pl.col("_P").first(), pl.col("_N").first(),
+            ), pl.col("_P").first(), pl.col("_N").first()).alias("EER")
+        )
+        areas.append(per_group)
+    result = totals
+    for part in areas:
+        result = result.join(part, on=_G, how="left")
+    rules = {"ROC_AUC": both, "EER": both, "average_precision": pl.col("_P") > 0, "PR_AUC": pl.col("_P") > 0}
+    return result.select(
+        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
     )
