@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import polars as pl
@@ -264,23 +264,31 @@ def _numpy_sums(lists: pl.Series) -> pl.Series:
     return numpy_sums(values, lists.list.len().fill_null(0).to_list())
 
 
-def pairwise_sums(frame: pl.LazyFrame, group: str, values: Sequence[str]) -> pl.LazyFrame:
-    """``[group, *values]``: per run of equal ``group`` values, each column's sum in NumPy's order.
+def pairwise_sums(
+    frame: pl.LazyFrame, group: str, order: str, values: Mapping[str, bool]
+) -> pl.LazyFrame:
+    """``[group, *values]``: per group, the sum of each column's non-null values in NumPy's order.
 
-    ``frame``'s rows of a group must be contiguous and in the order to add
-    them (a sorted frame, say). One call of :func:`numpy_sums` per column for
-    all groups together, when the plan runs; groups in order of appearance.
+    A group's rows are added in ascending ``order`` (descending for the
+    columns mapped to ``True``); null values are left out. One call of
+    :func:`numpy_sums` per column for all groups together, when the plan
+    runs, so a group adds no Python call of its own. Groups without a value
+    in a column get null there.
     """
     names = list(values)
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        runs = df.select(pl.col(group).rle_id().alias("_run"), group)
-        runs = runs.group_by("_run", maintain_order=True).agg(pl.col(group).first(), pl.len().alias("_len"))
-        lengths = runs["_len"].to_list()
-        return runs.select(group).with_columns(numpy_sums(df[name], lengths).alias(name) for name in names)
+        result = df.select(group).unique(maintain_order=True)
+        for name, descending in values.items():
+            part = df.select(group, order, name).filter(pl.col(name).is_not_null())
+            part = part.sort([group, order], descending=[False, descending])
+            runs = part.group_by(group, maintain_order=True).len()
+            sums = runs.select(group, numpy_sums(part[name], runs["len"].to_list()).alias(name))
+            result = result.join(sums, on=group, how="left", maintain_order="left")
+        return result
 
     schema = frame.collect_schema()
-    return frame.select(group, *names).map_batches(
+    return frame.select(group, order, *names).map_batches(
         run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
     )
 

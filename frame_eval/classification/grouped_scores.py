@@ -93,35 +93,37 @@ def score_measures(
         pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
     both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
-    areas = []
+    sums: dict[str, bool] = {}
+    columns = []
     if "ROC_AUC" in names:
-        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate)
+        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate);
+        # each kept point's trapezoid reaches back to the kept point before it (the origin first)
         after = group == group.shift(-1)
         bends = [
             pl.when(same & after).then((c.shift(-1) - 2 * c + c.shift(1)) != 0).otherwise(True)
             for c in (fp, tp)
         ]
-        kept = points.filter(bends[0] | bends[1])
-        same_kept = group == group.shift(1)
+        kept = bends[0] | bends[1]
+
+        def kept_before(rate: pl.Expr) -> pl.Expr:
+            last_kept = pl.when(kept).then(rate).shift(1)
+            return pl.when(same).then(last_kept.forward_fill()).otherwise(0.0)
+
         fpr, tpr = ratio(fp, pl.col("_N")), ratio(tp, pl.col("_P"))
-        trapezoid = (fpr - pl.when(same_kept).then(fpr.shift(1)).otherwise(0.0)) * (
-            tpr + pl.when(same_kept).then(tpr.shift(1)).otherwise(0.0)
-        ) / 2.0
-        areas.append(pairwise_sums(kept.select(_G, trapezoid.alias("ROC_AUC")), _G, ["ROC_AUC"]))
-    stepwise = [n for n in ("average_precision", "PR_AUC") if n in names]
-    if stepwise:  # scikit-learn lists these terms from the lowest threshold up
-        reversed_points = points.with_columns(*(terms[n].alias(n) for n in stepwise)).sort(
-            [_G, "_k"], descending=[False, True]
+        trapezoid = (fpr - kept_before(fpr)) * (tpr + kept_before(tpr)) / 2.0
+        columns.append(pl.when(kept).then(trapezoid).alias("ROC_AUC"))
+        sums["ROC_AUC"] = False
+    for name in ("average_precision", "PR_AUC"):
+        if name in names:  # scikit-learn lists these terms from the lowest threshold up
+            columns.append(terms[name].alias(name))
+            sums[name] = True
+    areas = [pairwise_sums(points.with_columns(columns), _G, "_k", sums)] if sums else []
+    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
+        first_positives, first_negatives = pl.col("_P").first(), pl.col("_N").first()
+        eer_terms = point_terms(
+            tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), first_positives, first_negatives
         )
-        areas.append(pairwise_sums(reversed_points, _G, stepwise))
-    if "EER" in names:
-        per_group = points.group_by(_G).agg(
-            area("EER", point_terms(
-                tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0),
-                pl.col("_P").first(), pl.col("_N").first(),
-            ), pl.col("_P").first(), pl.col("_N").first()).alias("EER")
-        )
-        areas.append(per_group)
+        areas.append(points.group_by(_G).agg(area("EER", eer_terms, first_positives, first_negatives)))
     result = totals
     for part in areas:
         result = result.join(part, on=_G, how="left")
