@@ -123,7 +123,9 @@ def score_measures(
         eer_terms = point_terms(
             tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), first_positives, first_negatives
         )
-        areas.append(points.group_by(_G).agg(area("EER", eer_terms, first_positives, first_negatives)))
+        areas.append(points.group_by(_G).agg(
+            area("EER", eer_terms, first_positives, first_negatives).alias("EER")
+        ))
     result = totals
     for part in areas:
         result = result.join(part, on=_G, how="left")
