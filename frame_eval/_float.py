@@ -43,7 +43,9 @@ from typing import Final
 
 import polars as pl
 
-__all__ = ["divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums"]
+__all__ = [
+    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "row_sum",
+]
 
 
 def ordered_sum(terms: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
@@ -291,6 +293,41 @@ def pairwise_sums(
     return frame.select(group, order, *names).map_batches(
         run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
     )
+
+
+def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
+    """The sum across ``terms`` (one expression per column) in NumPy's pairwise order, row by row.
+
+    ``np.sum(a, axis=1)`` of a C-ordered array adds each row's values as
+    :func:`numpy_sum` adds a vector; the tree depends only on the number of
+    columns, so it is built here once, as one expression.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({f"c{i}": [0.1] for i in range(10)})
+    >>> df.select(row_sum([pl.col(c) for c in df.columns])).item()
+    1.0
+    """
+    def tree(items: Sequence[pl.Expr]) -> pl.Expr:
+        n = len(items)
+        if n < 8:
+            total = pl.lit(-0.0)
+            for item in items:
+                total = total + item
+            return total
+        if n <= _BLOCK:
+            lanes = list(items[:8])
+            for i in range(8, n - n % 8, 8):
+                lanes = [lane + items[i + j] for j, lane in enumerate(lanes)]
+            r = lanes
+            total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+            for item in items[n - n % 8:]:
+                total = total + item
+            return total
+        half = n // 2
+        half -= half % 8
+        return tree(items[:half]) + tree(items[half:])
+
+    return tree([t.cast(pl.Float64) for t in terms]) + 0.0
 
 
 def pairwise_sum(terms: pl.Expr) -> pl.Expr:
