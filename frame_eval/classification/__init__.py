@@ -10,6 +10,7 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.curves`: ROC and precision-recall points, ROC AUC, AP, PR AUC, EER;
 - :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
 - :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
+- :mod:`~frame_eval.classification.calibration`: calibration bins and the expected calibration error;
 - :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
   ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``.
@@ -51,6 +52,7 @@ shape: (2, 3)
 
 from __future__ import annotations
 
+from frame_eval.classification.calibration import expected_calibration_error
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.curves import SCORE_SPECS, average_precision, equal_error_rate, pr_auc, roc_auc
 from frame_eval.classification.probabilistic import brier_score, log_loss
@@ -111,6 +113,7 @@ __all__ = [
     "diagnostic_odds_ratio",
     "equal_error_rate",
     "error_rate",
+    "expected_calibration_error",
     "f1",
     "false_omission_rate",
     "fbeta",
