@@ -266,31 +266,31 @@ def _numpy_sums(lists: pl.Series) -> pl.Series:
     return numpy_sums(values, lists.list.len().fill_null(0).to_list())
 
 
-def pairwise_sums(
-    frame: pl.LazyFrame, group: str, order: str, values: Mapping[str, bool]
-) -> pl.LazyFrame:
+def pairwise_sums(frame: pl.LazyFrame, group: str, values: Mapping[str, bool]) -> pl.LazyFrame:
     """``[group, *values]``: per group, the sum of each column's non-null values in NumPy's order.
 
-    A group's rows are added in ascending ``order`` (descending for the
-    columns mapped to ``True``); null values are left out. One call of
-    :func:`numpy_sums` per column for all groups together, when the plan
-    runs, so a group adds no Python call of its own. Groups without a value
-    in a column get null there.
+    ``frame``'s rows of a group must be contiguous and in the order to add
+    them; the columns mapped to ``True`` are added from the group's last row
+    to its first. Null values are left out. One call of :func:`numpy_sums`
+    per column for all groups together, when the plan runs, so a group adds
+    no Python call of its own. Groups without a value in a column get null there.
     """
     names = list(values)
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
         result = df.select(group).unique(maintain_order=True)
-        for name, descending in values.items():
-            part = df.select(group, order, name).filter(pl.col(name).is_not_null())
-            part = part.sort([group, order], descending=[False, descending])
-            runs = part.group_by(group, maintain_order=True).len()
-            sums = runs.select(group, numpy_sums(part[name], runs["len"].to_list()).alias(name))
+        for name, backwards in values.items():
+            part = df.select(group, name).filter(pl.col(name).is_not_null())
+            if backwards:
+                part = part.reverse()  # each group backwards (and the groups in reverse order)
+            runs = part.select(pl.col(group).rle()).unnest(group)  # the groups are contiguous
+            total = numpy_sums(part[name], runs["len"].to_list()).alias(name)
+            sums = runs.select(pl.col("value").alias(group), total)
             result = result.join(sums, on=group, how="left", maintain_order="left")
         return result
 
     schema = frame.collect_schema()
-    return frame.select(group, order, *names).map_batches(
+    return frame.select(group, *names).map_batches(
         run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
     )
 

@@ -52,7 +52,7 @@ def score_measures(
         # one sort per group; maintain_order makes the row index below a stable group id
         grouped = base.group_by(keys, maintain_order=True).agg(
             pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
-        ).with_row_index(_G)
+        ).with_row_index(_G).cache()  # read by the totals and by the points
         totals = grouped.select(_G, *keys, "_n", "_P")
         # where each group starts in the exploded rows: rows and positives of the groups before it
         starts = grouped.select(
@@ -117,7 +117,7 @@ def score_measures(
         if name in names:  # scikit-learn lists these terms from the lowest threshold up
             columns.append(terms[name].alias(name))
             sums[name] = True
-    areas = [pairwise_sums(points.with_columns(columns), _G, "_k", sums)] if sums else []
+    areas = [pairwise_sums(points.with_columns(columns), _G, sums)] if sums else []
     if "EER" in names:  # (a second pass over the points, only when EER is asked for)
         first_positives, first_negatives = pl.col("_P").first(), pl.col("_N").first()
         eer_terms = point_terms(
