@@ -12,17 +12,40 @@ rank order, divide once, and call ``log2``; these helpers do the same:
   other (a cumulative sum), whatever order the rows arrive in;
 - :func:`divide` divides by a constant with IEEE division;
 - :func:`log2` looks the logarithm up in a table made with :func:`math.log2`
-  (the C library's), so discounts have trec_eval's bits.
+  (the C library's), so discounts have trec_eval's bits;
+- :func:`pairwise_sum` adds as NumPy's ``np.sum`` does (scikit-learn's order).
+
+NumPy's ``np.sum`` of a float64 array (``np.add.reduce``, also inside
+``np.mean``, ``np.average``, ``np.trapezoid`` and SciPy's ``trapezoid``)
+adds pairwise (``pairwise_sum`` in ``numpy/_core/src/umath/loops_utils.h.src``),
+starting from the identity ``0.0``:
+
+- fewer than 8 values: one after the other, from ``-0.0``;
+- 8 to 128 values: eight running sums, the i-th over values ``i, i + 8,
+  i + 16, ...`` of the whole rows of eight, combined as
+  ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the last
+  ``n % 8`` values added one by one;
+- more: the sum of the first ``n2`` values plus the sum of the rest, each
+  by the same rule, where ``n2`` is ``n // 2`` rounded down to a multiple of 8.
+
+The tree depends only on ``n``, so :func:`pairwise_sum` works the leaves out
+from ``n`` (integer arithmetic, one step per block of at least 64 values),
+then adds the values with vectorised polars operations: one gather per row
+of eight, one pairwise step per level of the tree.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Mapping, Sequence
+from typing import Final
 
 import polars as pl
 
-__all__ = ["divide", "log2", "ordered_sum"]
+__all__ = [
+    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "row_sum",
+]
 
 
 def ordered_sum(terms: pl.Expr, order: pl.Expr | None = None) -> pl.Expr:
@@ -106,3 +129,222 @@ def log2(positions: pl.Expr) -> pl.Expr:
     [1.0, 1.584962500721156]
     """
     return positions.map_batches(_log2_batch, return_dtype=pl.Float64, is_elementwise=True)
+
+
+# -- NumPy's pairwise summation ------------------------------------------------------------------------
+
+_BLOCK = 128  # NumPy's PW_BLOCKSIZE
+
+
+def _leaves(n: int) -> list[tuple[int, int, int]]:
+    """``(start, length, depth)`` of the blocks NumPy's pairwise sum of ``n >= 8`` values adds directly."""
+    leaves, pending = [], [(0, n, 0)]
+    while pending:  # depth first, left before right: the blocks in order
+        start, length, depth = pending.pop()
+        if length <= _BLOCK:
+            leaves.append((start, length, depth))
+            continue
+        half = length // 2
+        half -= half % 8
+        pending += [(start + half, length - half, depth + 1), (start, half, depth + 1)]
+    return leaves
+
+
+def _halves(values: pl.Series) -> pl.Series:
+    """The first half plus the second half of an even-length series, element by element."""
+    half = values.len() // 2
+    return values.slice(0, half) + values.slice(half, half)
+
+
+def _reversed_bits(value: int, bits: int) -> int:
+    return int(format(value, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+_LANES: Final = (0, 4, 2, 6, 1, 5, 3, 7)  # the eight running sums, bits reversed (see numpy_sum)
+
+
+def numpy_sum(values: pl.Series) -> float:
+    """``np.sum`` of ``values`` (Float64, nulls as 0.0) with NumPy's bits, computed with polars.
+
+    >>> import polars as pl
+    >>> numpy_sum(pl.Series([0.1] * 10))  # NumPy: 1.0; one by one: 0.9999999999999999
+    1.0
+    """
+    return float(numpy_sums(values, [values.len()])[0])
+
+
+def numpy_sums(values: pl.Series, lengths: Sequence[int]) -> pl.Series:
+    """``np.sum`` of each run of ``values``: the first ``lengths[0]`` values, the next ``lengths[1]``...
+
+    Vectorised over the values and the runs: the tree of each run is worked
+    out from its length (one step per block of at least 64 values), then
+    every level of every tree is one polars addition. Runs of fewer than 8
+    values are added one by one; longer runs are grouped by the depth of
+    their tree, and within a depth the running sums and the blocks are laid
+    out with their indices' bits reversed, so that the pairs NumPy adds are
+    the two halves of a vector.
+    """
+    x = values.cast(pl.Float64).fill_null(0.0)
+    pad = x.len()  # index of a -0.0, which adds nothing
+    padded = pl.concat([x, pl.Series([-0.0])])
+    lengths = [int(n) for n in lengths]
+    offsets = [0] * len(lengths)
+    for i in range(1, len(lengths)):
+        offsets[i] = offsets[i - 1] + lengths[i - 1]
+    result = [0.0] * len(lengths)
+    short = [i for i, n in enumerate(lengths) if n < 8]
+    by_depth: dict[int, list[int]] = {}
+    trees = {}
+    for i, n in enumerate(lengths):
+        if n >= 8:
+            trees[i] = _leaves(n)
+            by_depth.setdefault(max(d for _, _, d in trees[i]), []).append(i)
+    if short:  # one by one from -0.0, all runs at once
+        first = pl.Series([offsets[i] for i in short], dtype=pl.Int64)
+        count = pl.Series([lengths[i] for i in short], dtype=pl.Int64)
+        total = pl.Series([-0.0] * len(short))
+        for j in range(7):
+            total = total + padded.gather((first + j).zip_with(count > j, pl.Series([pad] * len(short))))
+        for i, value in zip(short, total.to_list(), strict=True):
+            result[i] = value + 0.0
+    for depth, runs in by_depth.items():
+        sums = _same_depth_sums(padded, pad, depth, [trees[i] for i in runs], [offsets[i] for i in runs])
+        for i, value in zip(runs, sums.to_list(), strict=True):
+            result[i] = value + 0.0
+    return pl.Series(result, dtype=pl.Float64)
+
+
+def _same_depth_sums(
+    padded: pl.Series, pad: int, depth: int, trees: list[list[tuple[int, int, int]]], offsets: list[int]
+) -> pl.Series:
+    """The pairwise sums of runs whose trees all have ``depth`` levels, one per run."""
+    runs = len(trees)
+    slots = 1 << depth
+    # per run, a perfect tree of 2**depth blocks (a block one level up takes two places, itself and an
+    # empty one); laid out (block in bit-reversed order, run)
+    starts = [pad] * (slots * runs)
+    rows = [0] * (slots * runs)
+    for r, (leaves, offset) in enumerate(zip(trees, offsets, strict=True)):
+        place = 0
+        for start, length, d in leaves:
+            at = _reversed_bits(place, depth) * runs + r
+            starts[at], rows[at] = offset + start, length // 8
+            place += 1 if d == depth else 2
+    first = pl.Series(starts, dtype=pl.Int64)
+    cells = 8 * len(starts)  # (lane in bit-reversed order, block, run)
+    lane_first = pl.concat([first + lane for lane in _LANES])
+    full = pl.concat([pl.Series(rows, dtype=pl.Int64)] * 8)
+    at = pl.int_range(0, 16 * cells, dtype=pl.Int64)
+    row, cell = at // cells, at % cells
+    inside = row < pl.lit(full).gather(cell)
+    index = pl.select(  # (row, lane, block, run) -> the value's index, or the pad
+        pl.when(inside).then(pl.lit(lane_first).gather(cell) + 8 * row).otherwise(pad)
+    ).to_series()
+    terms = padded.gather(index)
+    lanes = terms.slice(0, cells)
+    for r in range(1, _BLOCK // 8):  # the eight running sums of every block, row after row
+        lanes = lanes + terms.slice(r * cells, cells)
+    block = _halves(_halves(_halves(lanes)))  # ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    # the last block of a run (last in bit-reversed order too) adds the values past its rows of eight
+    tail_first = pl.Series(
+        [offset + start + 8 * (length // 8) for (start, length, _), offset in
+         zip((t[-1] for t in trees), offsets, strict=True)], dtype=pl.Int64,
+    )
+    tail_count = pl.Series([t[-1][1] % 8 for t in trees], dtype=pl.Int64)
+    last = block.slice((slots - 1) * runs, runs)
+    for j in range(7):
+        last = last + padded.gather((tail_first + j).zip_with(tail_count > j, pl.Series([pad] * runs)))
+    block = pl.concat([block.slice(0, (slots - 1) * runs), last])
+    for _ in range(depth):
+        block = _halves(block)
+    return block
+
+
+def _numpy_sums(lists: pl.Series) -> pl.Series:
+    lists = lists.cast(pl.List(pl.Float64))
+    values = lists.explode(empty_as_null=False).fill_null(0.0)
+    return numpy_sums(values, lists.list.len().fill_null(0).to_list())
+
+
+def pairwise_sums(frame: pl.LazyFrame, group: str, values: Mapping[str, bool]) -> pl.LazyFrame:
+    """``[group, *values]``: per group, the sum of each column's non-null values in NumPy's order.
+
+    ``frame``'s rows of a group must be contiguous and in the order to add
+    them; the columns mapped to ``True`` are added from the group's last row
+    to its first. Null values are left out. One call of :func:`numpy_sums`
+    per column for all groups together, when the plan runs, so a group adds
+    no Python call of its own. Groups without a value in a column get null there.
+    """
+    names = list(values)
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        result = df.select(group).unique(maintain_order=True)
+        for name, backwards in values.items():
+            part = df.select(group, name).filter(pl.col(name).is_not_null())
+            if backwards:
+                part = part.reverse()  # each group backwards (and the groups in reverse order)
+            runs = part.select(pl.col(group).rle()).unnest(group)  # the groups are contiguous
+            total = numpy_sums(part[name], runs["len"].to_list()).alias(name)
+            sums = runs.select(pl.col("value").alias(group), total)
+            result = result.join(sums, on=group, how="left", maintain_order="left")
+        return result
+
+    schema = frame.collect_schema()
+    return frame.select(group, *names).map_batches(
+        run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
+    )
+
+
+def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
+    """The sum across ``terms`` (one expression per column) in NumPy's pairwise order, row by row.
+
+    ``np.sum(a, axis=1)`` of a C-ordered array adds each row's values as
+    :func:`numpy_sum` adds a vector; the tree depends only on the number of
+    columns, so it is built here once, as one expression.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({f"c{i}": [0.1] for i in range(10)})
+    >>> df.select(row_sum([pl.col(c) for c in df.columns])).item()
+    1.0
+    """
+    def tree(items: Sequence[pl.Expr]) -> pl.Expr:
+        n = len(items)
+        if n < 8:
+            total = pl.lit(-0.0)
+            for item in items:
+                total = total + item
+            return total
+        if n <= _BLOCK:
+            lanes = list(items[:8])
+            for i in range(8, n - n % 8, 8):
+                lanes = [lane + items[i + j] for j, lane in enumerate(lanes)]
+            r = lanes
+            total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+            for item in items[n - n % 8:]:
+                total = total + item
+            return total
+        half = n // 2
+        half -= half % 8
+        return tree(items[:half]) + tree(items[half:])
+
+    return tree([t.cast(pl.Float64) for t in terms]) + 0.0
+
+
+def pairwise_sum(terms: pl.Expr) -> pl.Expr:
+    """The sum of ``terms`` in NumPy's pairwise order: ``np.sum`` of them as an array, the same bits.
+
+    An aggregation (one value per group in ``group_by(...).agg``), lazy; the
+    terms are taken in the order they come (nulls count as 0.0), so sort
+    them first as the reference orders them. Sums of fewer than 8 terms
+    equal :func:`ordered_sum`'s; longer ones follow NumPy's tree (see the
+    module docstring). Each group's terms are added by :func:`numpy_sum`,
+    whose polars operations are vectorised over the terms.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"g": [1] * 10 + [2] * 3, "x": [0.1] * 13})
+    >>> df.group_by("g", maintain_order=True).agg(pairwise_sum(pl.col("x")))["x"].to_list()
+    [1.0, 0.30000000000000004]
+    """
+    return terms.cast(pl.Float64).implode().map_batches(
+        _numpy_sums, return_dtype=pl.Float64, returns_scalar=True
+    )

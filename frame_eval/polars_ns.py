@@ -873,6 +873,99 @@ class IREvalNamespace(Generic[FrameT]):
         return self._finish(result)
 
 
+    def probabilities(
+        self,
+        actual: str = "actual",
+        prob: str | dict[Any, str] = "prob",
+        *,
+        by: str | Sequence[str] | None = None,
+        metrics: _classify.MeasureArg | None = None,
+        positive: Any = AUTO,
+        weight: str | None = None,
+        shape: _classify.Shape = "long",
+    ) -> FrameT:
+        """Scores of predicted probabilities per group, tidy long: ``[*by, metric, value]``.
+
+        The default measures are ``log_loss`` (cross-entropy) and ``brier``;
+        ``ECE(n_bins=10, strategy=uniform)`` on request (binary). See
+        :mod:`frame_eval.classification.probabilistic` for the formulas
+        (scikit-learn 1.9's ``log_loss`` with its clipping, ``brier_score_loss``).
+
+        Parameters
+        ----------
+        prob
+            The probability of the positive class (binary, one column), or a
+            mapping ``{class label: probability column}`` with a column for
+            every class (multi-class; each row's probabilities must sum to 1).
+        positive
+            The positive label (binary), as in :meth:`confusion`.
+        weight
+            Optional column of non-negative sample weights.
+        metrics, shape, actual, by
+            As in :meth:`scores`.
+
+        Probabilities outside [0, 1], rows whose probabilities do not sum to 1
+        (within ``1e-8 + sqrt(eps)``, scikit-learn's tolerance), labels without
+        a probability column, negative weights and null values raise a
+        ``ValueError`` naming the column, the first offending row (counting
+        from 0), its value and the fix.
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({
+        ...     "y": ["a", "b", "c"], "pa": [0.7, 0.2, 0.1], "pb": [0.2, 0.5, 0.1], "pc": [0.1, 0.3, 0.8]
+        ... })
+        >>> out = preds.ireval.probabilities("y", {"a": "pa", "b": "pb", "c": "pc"})
+        >>> [(m, round(v, 6)) for m, v in out.rows()]
+        [('log_loss', 0.424322), ('brier', 0.193333)]
+        """
+        from frame_eval.classification import probabilities as _probabilities
+
+        result = _probabilities.probabilities(
+            to_lazy(self._frame, "predictions"), actual, prob, as_by(by), metrics=metrics,
+            positive=positive, weight=weight, shape=shape,
+        )
+        return self._finish(result)
+
+    def calibration(
+        self,
+        actual: str = "actual",
+        prob: str = "prob",
+        *,
+        by: str | Sequence[str] | None = None,
+        n_bins: int = 5,
+        strategy: Literal["uniform", "quantile"] = "uniform",
+        positive: Any = AUTO,
+    ) -> FrameT:
+        """The reliability curve per group: ``[*by, bin, count, mean_predicted, fraction_positive]``.
+
+        scikit-learn's ``calibration_curve(y, prob, n_bins=, strategy=)``:
+        ``fraction_positive`` is its ``prob_true`` and ``mean_predicted`` its
+        ``prob_pred``, one row per non-empty bin (``bin`` counts from 0, low
+        probabilities first). ``strategy="uniform"`` cuts [0, 1] into equal
+        widths, ``"quantile"`` at the quantiles of the group's probabilities.
+        The expected calibration error, ``sum_b count_b / n * |mean_predicted_b
+        - fraction_positive_b|``, is the measure ``ECE`` (``C.expected_calibration_error``,
+        or ``.ireval.probabilities(..., metrics=["ECE(n_bins=5)"])``).
+
+        Parameters as in :meth:`roc`; probabilities must lie in [0, 1].
+
+        Examples
+        --------
+        >>> import polars as pl, frame_eval as fe
+        >>> preds = pl.DataFrame({"y": [0, 0, 1, 1], "p": [0.1, 0.3, 0.6, 0.8]})
+        >>> preds.ireval.calibration("y", "p", n_bins=2).rows()
+        [(0, 2, 0.2, 0.0), (1, 2, 0.7, 1.0)]
+        """
+        from frame_eval.classification import probabilities as _probabilities
+
+        result = _probabilities.calibration(
+            to_lazy(self._frame, "predictions"), actual, prob, as_by(by), n_bins=n_bins, strategy=strategy,
+            positive=positive,
+        )
+        return self._finish(result)
+
     # -- comparing systems (frame_eval.compare) ----------------------------------------------
 
     def compare(self, baseline: Any = None, **options: Any) -> FrameT:

@@ -11,6 +11,7 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
 - :mod:`~frame_eval.classification.multiclass`: multi-class ROC AUC (one-vs-rest, one-vs-one), AP, top-k;
 - :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
+- :mod:`~frame_eval.classification.calibration`: calibration bins and the expected calibration error;
 - :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
   ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``.
@@ -52,6 +53,7 @@ shape: (2, 3)
 
 from __future__ import annotations
 
+from frame_eval.classification.calibration import expected_calibration_error
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.curves import SCORE_SPECS, average_precision, equal_error_rate, pr_auc, roc_auc
 from frame_eval.classification.multiclass import (
@@ -118,6 +120,7 @@ __all__ = [
     "diagnostic_odds_ratio",
     "equal_error_rate",
     "error_rate",
+    "expected_calibration_error",
     "f1",
     "false_omission_rate",
     "fbeta",

@@ -26,12 +26,12 @@ from typing import Any, Final
 
 import polars as pl
 
+from frame_eval._float import pairwise_sum
 from frame_eval.classification.counts import (
     ACTUAL,
     AUTO,
     checked,
     is_positive,
-    ordered_sum,
     parseable,
     ratio,
     weighted,
@@ -171,28 +171,7 @@ def _points_of(columns: Any) -> Points:
 
 
 def _build_roc_auc(columns: Any, cutoff: float | None) -> pl.Expr:
-    if columns.get("weight") is not None:
-        return measure_of(columns, weighted_roc_auc)
-    actual, score, positive = _args(columns)
-    is_pos = is_positive(actual, positive)
-    raw = pl.col(score).cast(pl.Float64)
-    keep = is_pos.is_not_null() & raw.is_not_nan()
-    label, value = is_pos.filter(keep), raw.filter(keep)
-    # Mann-Whitney from average ranks, doubled to integers: twice the positive-negative pairs in order,
-    # ties counting 1/2, exact in any order; the same integer as roc_auc_of's trapezoids
-    twice_rank_sum = pl.when(label).then((2 * value.rank("average")).cast(pl.Int64)).sum()
-    positives = checked(label.sum().cast(pl.Int64), [actual], positive)
-    negatives = label.len().cast(pl.Int64) - positives
-    twice_pairs = twice_rank_sum - positives * (positives + 1)
-    return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
-
-
-def weighted_roc_auc(pts: Points) -> pl.Expr:
-    """ROC AUC of a weighted curve: its trapezoids added one by one from the highest threshold."""
-    tp_before, fp_before = pts.tp.shift(1, fill_value=0.0), pts.fp.shift(1, fill_value=0.0)
-    twice_area = ordered_sum((pts.fp - fp_before) * (pts.tp + tp_before))
-    both = (pts.positives > 0) & (pts.negatives > 0)
-    return pl.when(both).then(twice_area / (2.0 * pts.positives * pts.negatives))
+    return _area_of_points("ROC_AUC", columns)
 
 
 def _build_average_precision(columns: Any, cutoff: float | None) -> pl.Expr:
@@ -209,12 +188,10 @@ def _build_eer(columns: Any, cutoff: float | None) -> pl.Expr:
 
 # -- the areas, from a group's points (threshold descending) --------------------------------------------
 #
-# A float sum's last bits depend on the order of its additions. ROC AUC is a ratio of two integers
-# (twice the area times P N is an integer), so it is exact up to the one final division: the correctly
-# rounded area, on every call, thread count and engine. Average precision and PR AUC add scikit-learn's
-# terms (the same divisions, differences and products) one after another in the order scikit-learn lists
-# them: the same bits everywhere, and scikit-learn's bits when there are fewer than 8 terms (NumPy adds
-# those one by one too; longer sums NumPy adds pairwise, a few units in the last place away).
+# A float sum's last bits depend on the order of its additions. The areas add scikit-learn's terms (the
+# same divisions, differences and products) in NumPy's pairwise order (frame_eval._float.pairwise_sum),
+# the order np.sum, np.trapezoid and scipy's trapezoid use: scikit-learn's bits, on every call, thread
+# count and engine. ROC AUC first drops the points scikit-learn's roc_curve drops (drop_intermediate).
 
 def point_terms(
     tp: pl.Expr, fp: pl.Expr, tp_before: pl.Expr, fp_before: pl.Expr, positives: pl.Expr, negatives: pl.Expr
@@ -222,6 +199,7 @@ def point_terms(
     """Each point's share of every area, from its counts and those of the point before (0, 0 first).
 
     The expressions and :mod:`~frame_eval.classification.grouped_scores` both use these: the same bits.
+    ``tp`` and ``fp`` are kept for :func:`roc_terms`.
     """
     recall, recall_before = ratio(tp, positives), ratio(tp_before, positives)
     precision = ratio(tp, tp + fp)
@@ -231,8 +209,8 @@ def point_terms(
     fpr_before, fnr_before = ratio(fp_before, negatives), 1.0 - recall_before
     gap, gap_before = fpr - fnr, fpr_before - fnr_before
     return {
-        # twice the trapezoid times P N: an integer
-        "ROC_AUC": (fp - fp_before) * (tp + tp_before),
+        "tp": tp,
+        "fp": fp,
         # scikit-learn's -sum(diff(recall) * precision[:-1]) term, sign turned (exactly)
         "average_precision": (recall - recall_before) * precision,
         # the trapezoid of auc(recall, precision), sign turned (exactly)
@@ -243,15 +221,31 @@ def point_terms(
     }
 
 
+def roc_terms(tp: pl.Expr, fp: pl.Expr, positives: pl.Expr, negatives: pl.Expr) -> pl.Expr:
+    """The trapezoids of scikit-learn's ``auc(*roc_curve(...)[:2])``, in its order, from a group's points.
+
+    ``roc_curve`` (``drop_intermediate=True``) keeps the first and last points
+    and those where the second difference of ``fps`` or ``tps`` is not 0
+    (differences of differences, as ``np.diff(x, 2)``), puts the origin in front and divides by the
+    totals; ``auc`` adds ``(fpr_k - fpr_{k-1}) * (tpr_k + tpr_{k-1}) / 2``.
+    """
+    def bends(counts: pl.Expr) -> pl.Expr:  # np.diff(counts, 2) != 0: exact for counts, as NumPy for weights
+        return ((counts.shift(-1) - counts) - (counts - counts.shift(1))) != 0
+
+    keep = (bends(fp) | bends(tp)).fill_null(True)  # the first and last points have no second difference
+    fpr, tpr = ratio(fp.filter(keep), negatives), ratio(tp.filter(keep), positives)
+    return (fpr - fpr.shift(1, fill_value=0.0)) * (tpr + tpr.shift(1, fill_value=0.0)) / 2.0
+
+
 def area(name: str, terms: Mapping[str, pl.Expr], positives: pl.Expr, negatives: pl.Expr) -> pl.Expr:
     """One group's ``name`` from its points' :func:`point_terms` (vectors, threshold descending)."""
     both = (positives > 0) & (negatives > 0)
     if name == "ROC_AUC":
-        return pl.when(both).then(ratio(terms[name].sum(), 2 * positives * negatives))
+        return pl.when(both).then(pairwise_sum(roc_terms(terms["tp"], terms["fp"], positives, negatives)))
     if name == "EER":
         return pl.when(both).then(terms["EER"].filter(terms["EER_crossed"]).first())
     # scikit-learn lists these terms from the lowest threshold up
-    return pl.when(positives > 0).then(ordered_sum(terms[name].reverse()))
+    return pl.when(positives > 0).then(pairwise_sum(terms[name].reverse()))
 
 
 def _area_of_points(name: str, columns: Any) -> pl.Expr:
@@ -309,9 +303,11 @@ def roc_auc(
     """Area under the ROC curve (scikit-learn's binary ``roc_auc_score``).
 
     The probability that a random positive row scores higher than a random
-    negative one, a tie counting one half; computed from average ranks
-    (Mann-Whitney U), which equals the trapezoidal area under the full ROC
-    curve. Null when the group has no positive or no negative rows.
+    negative one, a tie counting one half: the trapezoidal area under the ROC
+    curve. Computed as scikit-learn computes it (``roc_curve`` with its
+    default ``drop_intermediate=True``, then ``auc``: the same divisions and
+    trapezoids, added in NumPy's pairwise order), so the value has
+    scikit-learn's bits. Null when the group has no positive or no negative rows.
 
     Parameters
     ----------

@@ -43,7 +43,7 @@ from frame_eval.classification.counts import (
     tally,
     weight_total,
 )
-from frame_eval.classification.curves import Points, area, point_terms, weighted_roc_auc
+from frame_eval.classification.curves import Points, area, point_terms
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
 from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
@@ -667,11 +667,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
     positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
     tp_before, fp_before = tp.shift(1, fill_value=0.0), fp.shift(1, fill_value=0.0)
     terms = point_terms(tp, fp, tp_before, fp_before, positives, negatives)
-    curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
-    exprs = [
-        (weighted_roc_auc(curve_of) if name == "ROC_AUC" else area(name, terms, positives, negatives))
-        .alias(name) for name in names
-    ]
+    exprs = [area(name, terms, positives, negatives).alias(name) for name in names]
     per_group = pts.group_by(keys).agg(exprs) if keys else pts.select(exprs)
     groups = scored.select(keys).unique() if keys else None
     if groups is not None:  # a group whose weights are all 0 has no points: null values, as unweighted

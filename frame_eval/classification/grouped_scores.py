@@ -23,6 +23,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval._float import pairwise_sums
+from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import area, point_terms
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
@@ -50,7 +52,7 @@ def score_measures(
         # one sort per group; maintain_order makes the row index below a stable group id
         grouped = base.group_by(keys, maintain_order=True).agg(
             pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
-        ).with_row_index(_G)
+        ).with_row_index(_G).cache()  # read by the totals and by the points
         totals = grouped.select(_G, *keys, "_n", "_P")
         # where each group starts in the exploded rows: rows and positives of the groups before it
         starts = grouped.select(
@@ -75,16 +77,59 @@ def score_measures(
     points = rows.filter(block_end).select(
         _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
     )
-    # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
-    # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
+    # the expressions' terms on the same points, in the points' order, as columns; their sums in
+    # NumPy's order (pairwise_sums), all groups at once
+    group = pl.col(_G)
+    same = group == group.shift(1)
     tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
-    terms = point_terms(
-        tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
+    positives, negatives = pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64)
+
+    def before(e: pl.Expr, start: float | int = 0) -> pl.Expr:
+        return pl.when(same).then(e.shift(1)).otherwise(start)
+
+    terms = point_terms(tp, fp, before(tp), before(fp), positives, negatives)
+    points = points.with_columns(_P=positives, _N=negatives)
+    totals = totals.with_columns(
+        pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
-    per_group = points.group_by(_G).agg(
-        area(name, terms, positives, negatives).alias(name) for name in names
-    )
-    return totals.join(per_group, on=_G, how="left").select(
-        *keys, *(pl.col(name).cast(pl.Float64) for name in names)
+    both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
+    sums: dict[str, bool] = {}
+    columns = []
+    if "ROC_AUC" in names:
+        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate);
+        # each kept point's trapezoid reaches back to the kept point before it (the origin first)
+        after = group == group.shift(-1)
+        bends = [
+            pl.when(same & after).then((c.shift(-1) - 2 * c + c.shift(1)) != 0).otherwise(True)
+            for c in (fp, tp)
+        ]
+        kept = bends[0] | bends[1]
+
+        def kept_before(rate: pl.Expr) -> pl.Expr:
+            last_kept = pl.when(kept).then(rate).shift(1)
+            return pl.when(same).then(last_kept.forward_fill()).otherwise(0.0)
+
+        fpr, tpr = ratio(fp, pl.col("_N")), ratio(tp, pl.col("_P"))
+        trapezoid = (fpr - kept_before(fpr)) * (tpr + kept_before(tpr)) / 2.0
+        columns.append(pl.when(kept).then(trapezoid).alias("ROC_AUC"))
+        sums["ROC_AUC"] = False
+    for name in ("average_precision", "PR_AUC"):
+        if name in names:  # scikit-learn lists these terms from the lowest threshold up
+            columns.append(terms[name].alias(name))
+            sums[name] = True
+    areas = [pairwise_sums(points.with_columns(columns), _G, sums)] if sums else []
+    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
+        first_positives, first_negatives = pl.col("_P").first(), pl.col("_N").first()
+        eer_terms = point_terms(
+            tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), first_positives, first_negatives
+        )
+        areas.append(points.group_by(_G).agg(
+            area("EER", eer_terms, first_positives, first_negatives).alias("EER")
+        ))
+    result = totals
+    for part in areas:
+        result = result.join(part, on=_G, how="left")
+    rules = {"ROC_AUC": both, "EER": both, "average_precision": pl.col("_P") > 0, "PR_AUC": pl.col("_P") > 0}
+    return result.select(
+        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
     )

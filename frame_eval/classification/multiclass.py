@@ -40,16 +40,16 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
+from frame_eval._float import pairwise_sum
 from frame_eval.classification.counts import (
     ACTUAL,
-    ordered_sum,
     parseable,
     ratio,
     tally,
     weight_total,
     weighted,
 )
-from frame_eval.classification.curves import area_of, measure_from, weighted_roc_auc
+from frame_eval.classification.curves import area_of, measure_from
 from frame_eval.registry import MeasureSpec, Param, measure, register
 
 __all__ = ["multiclass_average_precision", "multiclass_roc_auc", "top_k_accuracy"]
@@ -89,29 +89,21 @@ def _vector(values: list[pl.Expr]) -> pl.Expr:
 
 
 def average_of(values: list[pl.Expr], supports: list[pl.Expr], average: str) -> pl.Expr:
-    """Macro (plain) or support-weighted mean of per-class ``values``, nulls left out; null if none."""
+    """Macro (plain) or support-weighted mean of per-class ``values``, nulls left out; null if none.
+
+    As ``np.average``: the sums in NumPy's pairwise order, then one division."""
     vec = _vector([v.cast(pl.Float64) for v in values])
     defined = vec.is_not_null()
     if average == "macro":
-        return ratio(ordered_sum(vec), defined.sum())
+        return ratio(pairwise_sum(vec.filter(defined)), defined.sum())
     weights = _vector([s.cast(pl.Float64) for s in supports]).filter(defined)
     kept = vec.filter(defined)
-    total = ordered_sum(weights)
-    return pl.when(total > 0).then(ordered_sum(kept * weights) / total)
-
-
-def _rank_auc(label: pl.Expr, value: pl.Expr) -> pl.Expr:
-    """Binary ROC AUC from average ranks (Mann-Whitney), exact up to one division; null unless both
-    classes are present."""
-    twice_rank_sum = pl.when(label).then((2 * value.rank("average")).cast(pl.Int64)).sum()
-    positives = label.sum().cast(pl.Int64)
-    negatives = label.len().cast(pl.Int64) - positives
-    twice_pairs = twice_rank_sum - positives * (positives + 1)
-    return pl.when((positives > 0) & (negatives > 0)).then(ratio(twice_pairs, 2 * positives * negatives))
+    total = pairwise_sum(weights)
+    return pl.when(total > 0).then(pairwise_sum(kept * weights) / total)
 
 
 def _auc(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    return _rank_auc(label, value) if weight is None else measure_from(label, value, weight, weighted_roc_auc)
+    return measure_from(label, value, weight, lambda pts: area_of("ROC_AUC", pts))
 
 
 def _ap(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -150,10 +142,10 @@ def _build_roc_auc_multiclass(
         for (a, col_a), (b, col_b) in itertools.combinations(pairs, 2):
             is_a, is_b = pl.col(actual) == a, pl.col(actual) == b
             both = is_a | is_b
-            one = _rank_auc(is_a.filter(both), pl.col(col_a).cast(pl.Float64).filter(both))
-            other = _rank_auc(is_b.filter(both), pl.col(col_b).cast(pl.Float64).filter(both))
+            one = _auc(is_a.filter(both), pl.col(col_a).cast(pl.Float64).filter(both), None)
+            other = _auc(is_b.filter(both), pl.col(col_b).cast(pl.Float64).filter(both), None)
             values.append((one + other) / 2.0)
-            supports.append(both.sum())
+            supports.append(ratio(both.sum(), pl.len()))  # scikit-learn weighs a pair by its prevalence
         return weighted(average_of(values, supports, average), weight)
     if average == "micro":
         label, value = _flat(pairs, actual)

@@ -1,31 +1,42 @@
-"""Scores of predicted probabilities: log-loss (cross-entropy) and the Brier score, binary.
+"""Scores of predicted probabilities: log-loss (cross-entropy) and the Brier score, binary and multi-class.
 
-``prob`` is the predicted probability that the row is positive (its label
-equals ``positive``, default ``True`` / ``1``). Rows with a null label or a
-null or NaN probability are not counted; the ``.ireval`` methods refuse them
-and check that probabilities lie in [0, 1].
+Binary: ``prob`` is the predicted probability that the row is positive (its
+label equals ``positive``, default ``True`` / ``1``). Multi-class: ``prob`` is
+a mapping ``{class label: probability column}``, one column per class (each
+row's probabilities summing to 1). Rows with a null label or a null or NaN
+probability are not counted; the ``.ireval`` methods refuse them and check
+the probabilities (in [0, 1], summing to 1 within scikit-learn's tolerance).
 
-- ``log_loss = mean(-log(p))`` over positive rows and ``-log(1 - p)`` over
-  negative rows, ``p`` clipped to ``[eps, 1 - eps]`` (``eps`` the float64
-  machine epsilon) as scikit-learn's ``log_loss`` does, so 0 and 1 give a
-  large finite loss.
-- ``brier = mean((y - p)^2)`` with ``y`` 1 for positive rows and 0 otherwise
-  (scikit-learn's ``brier_score_loss``).
+- ``log_loss = mean(-log(p))``, ``p`` the probability given to the row's
+  actual class (``1 - prob`` for a binary negative row), clipped to
+  ``[eps, 1 - eps]`` (``eps`` the float64 machine epsilon) as scikit-learn's
+  ``log_loss`` clips, so 0 and 1 give a large finite loss.
+- binary ``brier = mean((y - p)^2)`` (``y`` 1 for positive rows, 0 otherwise);
+  multi-class ``brier = mean(sum over classes k of (y_k - p_k)^2)``, ``y_k``
+  1 for the row's class, the classes in sorted order, each row's sum in
+  NumPy's order (scikit-learn 1.9's ``brier_score_loss``; with two probability
+  columns it halves the mean, as scikit-learn's ``scale_by_half="auto"`` does).
+- ``weight=``: a column of non-negative sample weights; the means become
+  ``sum(w * term) / sum(w)`` (null when the weights sum to 0).
 
 Both are null for a group without rows. Each row's term depends only on its
-label and probability, so the terms are summed in sorted order, one by one:
-the same bits for any row order, thread count and engine (scikit-learn adds
-them pairwise in row order: within 1e-15).
+label and probabilities, so the terms are sorted and added in NumPy's
+pairwise order (:func:`frame_eval._float.pairwise_sum`): the same bits for
+any row order, thread count and engine (scikit-learn adds them in row
+order: within 1e-15 relative).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval._float import pairwise_sum, row_sum
+from frame_eval.classification.calibration import ECE
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
 from frame_eval.registry import MeasureSpec, measure, register
 
 __all__ = ["brier_score", "log_loss"]
@@ -34,30 +45,73 @@ PROB: Final = "prob"
 EPS: Final = sys.float_info.epsilon
 
 
-def _rows(columns: Any) -> tuple[pl.Expr, pl.Expr, str, Any]:
+def _rows(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, str, Any]:
     actual, prob = columns.get("actual", ACTUAL), columns.get("score", PROB)
-    positive = columns.get("positive", AUTO)
+    positive, weight = columns.get("positive", AUTO), columns.get("weight")
     is_pos = is_positive(actual, positive)
     p = pl.col(prob).cast(pl.Float64)
     keep = is_pos.is_not_null() & p.is_not_nan()
-    return is_pos.filter(keep), p.filter(keep), actual, positive
+    if weight is not None:
+        keep = keep & pl.col(weight).is_not_null()
+    w = None if weight is None else pl.col(weight).cast(pl.Float64).filter(keep)
+    return is_pos.filter(keep), p.filter(keep), w, actual, positive
 
 
-def _mean_of_sorted(terms: pl.Expr, actual: str, positive: Any) -> pl.Expr:
-    return checked(ratio(ordered_sum(terms.sort()), terms.len()), [actual], positive)
+def class_columns(probs: Mapping[Any, str]) -> list[tuple[Any, str]]:
+    """``(label, column)`` pairs in scikit-learn's column order: labels sorted."""
+    try:
+        return sorted(probs.items(), key=lambda item: item[0])
+    except TypeError:
+        raise TypeError(
+            f"the class labels of prob= must be of one kind (all text, or all numbers), got {list(probs)!r}"
+        ) from None
+
+
+def _class_rows(columns: Any) -> tuple[list[pl.Expr], list[pl.Expr], pl.Expr | None, int]:
+    """Per class: is the row's actual label this class, and its probability; rows kept as in _rows."""
+    actual, weight = columns.get("actual", ACTUAL), columns.get("weight")
+    classes = class_columns(columns["probs"])
+    keep = pl.col(actual).is_not_null()
+    for _, column in classes:
+        keep = keep & pl.col(column).cast(pl.Float64).is_not_nan()
+    if weight is not None:
+        keep = keep & pl.col(weight).is_not_null()
+    hits = [(pl.col(actual) == label).filter(keep) for label, _ in classes]
+    probs = [pl.col(column).cast(pl.Float64).filter(keep) for _, column in classes]
+    w = None if weight is None else pl.col(weight).cast(pl.Float64).filter(keep)
+    return hits, probs, w, len(classes)
+
+
+def mean_of(terms: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
+    """``np.average(terms, weights=weight)`` of a group's terms, sorted first (any row order, same bits)."""
+    if weight is None:
+        return ratio(pairwise_sum(terms.sort()), terms.len())
+    return ratio(pairwise_sum((terms * weight).sort()), pairwise_sum(weight.sort()))
+
+
+def _clipped(p: pl.Expr) -> pl.Expr:
+    return p.clip(EPS, 1.0 - EPS)
 
 
 def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
-    label, p, actual, positive = _rows(columns)
-    clipped, other = p.clip(EPS, 1.0 - EPS), (1.0 - p).clip(EPS, 1.0 - EPS)
-    terms = pl.when(label).then(-clipped.log()).otherwise(-other.log())
-    return _mean_of_sorted(terms, actual, positive)
+    if "probs" in columns:
+        hits, probs, w, _ = _class_rows(columns)
+        given = pl.coalesce([pl.when(hit).then(p) for hit, p in zip(hits, probs, strict=True)])
+        return mean_of(-_clipped(given).log(), w)
+    label, p, w, actual, positive = _rows(columns)
+    terms = pl.when(label).then(-_clipped(p).log()).otherwise(-_clipped(1.0 - p).log())
+    return checked(mean_of(terms, w), [actual], positive)
 
 
 def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
-    label, p, actual, positive = _rows(columns)
+    if "probs" in columns:
+        hits, probs, w, k = _class_rows(columns)
+        gaps = [hit.cast(pl.Float64) - p for hit, p in zip(hits, probs, strict=True)]
+        mean = mean_of(row_sum([gap * gap for gap in gaps]), w)
+        return mean * 0.5 if k < 3 else mean  # scikit-learn's scale_by_half="auto"
+    label, p, w, actual, positive = _rows(columns)
     gap = label.cast(pl.Float64) - p
-    return _mean_of_sorted(gap * gap, actual, positive)
+    return checked(mean_of(gap * gap, w), [actual], positive)
 
 
 def _spec(name: str, summary: str, build: Any, *aliases: str) -> MeasureSpec:
@@ -69,28 +123,56 @@ LOG_LOSS = _spec("log_loss", "log-loss: mean -log of the probability given to th
                  _build_log_loss, "logloss", "cross_entropy", "cross-entropy", "log loss")
 BRIER = _spec("brier", "Brier score: mean squared gap between the probability and the 0/1 label",
               _build_brier, "brier_score", "brier_score_loss", "Brier score")
-PROBABILITY_SPECS: Final = (LOG_LOSS, BRIER)
+PROBABILITY_SPECS: Final = (LOG_LOSS, BRIER, ECE)  # measures that read probabilities in [0, 1]
 
 
-def _expr(spec: MeasureSpec, actual: str, prob: str, positive: Any) -> pl.Expr:
+ProbArg = str | Mapping[Any, str]
+
+
+def prob_columns(prob: Any, positive: Any, weight: str | None) -> dict[str, Any]:
+    """The builders' columns for ``prob`` (one column, or ``{class label: column}``)."""
+    columns: dict[str, Any] = {"weight": weight} if weight is not None else {}
+    if isinstance(prob, str):
+        return {**columns, "score": prob, "positive": positive}
+    if isinstance(prob, Mapping):
+        if positive is not AUTO:
+            raise ValueError("with prob={class: column}, every class has its column; leave out positive=")
+        if len(prob) < 2:
+            raise ValueError(
+                f"prob= maps {len(prob)} class to a column; give every class its column (2 or more)"
+            )
+        return {**columns, "probs": dict(prob)}
+    raise TypeError(
+        f"prob must be one column name (binary) or a mapping {{class label: probability column}} "
+        f"(multi-class), got {type(prob).__name__} {prob!r}"
+    )
+
+
+def _expr(spec: MeasureSpec, actual: str, prob: Any, positive: Any, weight: str | None) -> pl.Expr:
     m = measure(spec, kind="classification")
-    return spec.build({"actual": actual, "score": prob, "positive": positive}, None).alias(m.name)
+    return spec.build({"actual": actual, **prob_columns(prob, positive, weight)}, None).alias(m.name)
 
 
-def log_loss(actual: str = ACTUAL, prob: str = PROB, *, positive: Any = AUTO) -> pl.Expr:
-    """Log-loss (cross-entropy) of binary probabilities, scikit-learn's ``log_loss``.
+def log_loss(
+    actual: str = ACTUAL, prob: ProbArg = PROB, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
+    """Log-loss (cross-entropy), scikit-learn's ``log_loss``: ``mean(-log(p))``.
 
-    ``mean(-log(p))`` over positive rows and ``-log(1 - p)`` over negative
-    rows, ``p`` clipped to ``[eps, 1 - eps]``. Null without rows.
+    ``p`` is the probability given to the row's actual class: ``prob`` for a
+    positive row and ``1 - prob`` for a negative one (binary), or the actual
+    class's column (multi-class); clipped to ``[eps, 1 - eps]``. Null without rows.
 
     Parameters
     ----------
     actual
         Label column; a row is positive when it equals ``positive``.
     prob
-        Predicted probability of the positive class, in [0, 1].
+        Predicted probability of the positive class, in [0, 1]; or, for
+        several classes, a mapping ``{class label: probability column}``.
     positive
-        The positive label (default ``True`` / ``1``).
+        The positive label (default ``True`` / ``1``); binary only.
+    weight
+        Optional column of non-negative sample weights (scikit-learn's ``sample_weight``).
 
     Examples
     --------
@@ -99,15 +181,27 @@ def log_loss(actual: str = ACTUAL, prob: str = PROB, *, positive: Any = AUTO) ->
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.1, 0.8, 0.35]})
     >>> round(df.select(C.log_loss("y", "p")).item(), 6)
     0.216162
+    >>> three = pl.DataFrame({
+    ...     "y": ["a", "b", "c"], "a": [0.7, 0.2, 0.1], "b": [0.2, 0.5, 0.1], "c": [0.1, 0.3, 0.8]
+    ... })
+    >>> probs = {"a": "a", "b": "b", "c": "c"}
+    >>> round(three.select(C.log_loss("y", probs)).item(), 6)  # -(ln .7 + ln .5 + ln .8) / 3
+    0.424322
     """
-    return _expr(LOG_LOSS, actual, prob, positive)
+    return _expr(LOG_LOSS, actual, prob, positive, weight)
 
 
-def brier_score(actual: str = ACTUAL, prob: str = PROB, *, positive: Any = AUTO) -> pl.Expr:
-    """Brier score of binary probabilities, scikit-learn's ``brier_score_loss``: ``mean((y - p)^2)``.
+def brier_score(
+    actual: str = ACTUAL, prob: ProbArg = PROB, *, positive: Any = AUTO, weight: str | None = None
+) -> pl.Expr:
+    """Brier score, scikit-learn's ``brier_score_loss``: ``mean((y - p)^2)``.
 
-    ``y`` is 1 for positive rows and 0 for the others. Null without rows.
-    Parameters as in :func:`log_loss`.
+    Binary: ``y`` is 1 for positive rows and 0 for the others. Multi-class
+    (``prob={class label: column}``): each row adds ``(y_k - p_k)^2`` over the
+    classes ``k`` (``y_k`` 1 for the row's class), as scikit-learn 1.9 does;
+    with exactly two class columns the mean is halved (its
+    ``scale_by_half="auto"``), so it equals the binary score. Null without
+    rows. Parameters as in :func:`log_loss`.
 
     Examples
     --------
@@ -116,5 +210,10 @@ def brier_score(actual: str = ACTUAL, prob: str = PROB, *, positive: Any = AUTO)
     >>> df = pl.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.1, 0.8, 0.35]})
     >>> round(df.select(C.brier_score("y", "p")).item(), 6)
     0.045625
+    >>> three = pl.DataFrame({
+    ...     "y": ["a", "b", "c"], "a": [0.7, 0.2, 0.1], "b": [0.2, 0.5, 0.1], "c": [0.1, 0.3, 0.8]
+    ... })
+    >>> round(three.select(C.brier_score("y", {"a": "a", "b": "b", "c": "c"})).item(), 6)
+    0.193333
     """
-    return _expr(BRIER, actual, prob, positive)
+    return _expr(BRIER, actual, prob, positive, weight)

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from frame_eval._float import pairwise_sum
 from frame_eval.classification.counts import (
     ACTUAL,
     AUTO,
@@ -240,7 +241,7 @@ def _multi_error_rate(c: Counts) -> pl.Expr:
 def _multi_balanced_accuracy(c: Counts) -> pl.Expr:
     recall = _recall(c)  # classes without actual rows (null) are left out, as scikit-learn drops them
     defined = recall.drop_nulls()
-    return ratio(ordered_sum(defined), defined.len())
+    return ratio(pairwise_sum(defined), defined.len())
 
 
 def _multi_mcc(c: Counts) -> pl.Expr:
@@ -387,9 +388,9 @@ def averaged(
 
     ``order`` sorts the classes (a frame's rows of one group come in no set
     order); without it the vectors are in class order already. Means add the
-    classes one by one in that order (:func:`~frame_eval.classification.counts.ordered_sum`),
-    then divide, as scikit-learn's ``np.nanmean`` / ``np.average`` do: the
-    same bits for fewer than 8 classes, and the same bits on every run.
+    classes in that order, in NumPy's pairwise order (:func:`~frame_eval._float.pairwise_sum`), then
+    divide, as scikit-learn's ``np.nanmean`` / ``np.average`` do: scikit-learn's
+    bits for any number of classes, and the same bits on every run.
     ``zero_division=nan`` leaves undefined classes out of macro and weighted
     means, as scikit-learn does.
     """
@@ -406,16 +407,17 @@ def averaged(
         per_class = fill_undefined(value(m, counts), fill)
         defined = per_class.is_not_null()
         # macro is np.nanmean: undefined classes count as 0 in the sum and not in the count
-        mean = ratio(ordered_sum(per_class), defined.sum())
+        mean = ratio(pairwise_sum(per_class), defined.sum())
         if average == "macro":
             result = mean
         else:
             # weighted is np.average over the defined classes, weights their support; when those
             # weights are all 0, the plain mean of the defined classes (as scikit-learn)
             kept, weight = per_class.filter(defined), counts.p.cast(pl.Float64).filter(defined)
-            weight_sum = ordered_sum(weight)
-            plain = ratio(ordered_sum(kept), kept.len())
-            result = pl.when(weight_sum > 0).then(ordered_sum(kept * weight) / weight_sum).otherwise(plain)
+            weight_sum = ordered_sum(weight)  # whole numbers: exact in any order
+            plain = ratio(pairwise_sum(kept), kept.len())
+            weighted = ratio(pairwise_sum(kept * weight), weight_sum)
+            result = pl.when(weight_sum > 0).then(weighted).otherwise(plain)
     return fill_undefined(result, zero_division) if is_nan(zero_division) else result
 
 

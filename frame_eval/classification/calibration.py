@@ -1,0 +1,188 @@
+"""Calibration of predicted probabilities: the reliability curve and the expected calibration error.
+
+The probabilities ``p`` of a group are put in ``n_bins`` bins, as scikit-learn's
+``calibration_curve`` does:
+
+- ``strategy="uniform"``: edges ``0, 1/n_bins, ..., 1`` (``np.linspace``'s values);
+- ``strategy="quantile"``: edges at the ``0, 1/n_bins, ..., 1`` quantiles of the
+  group's probabilities (``np.percentile``'s linear interpolation, same bits).
+
+A probability goes to the bin whose upper edge is the first inner edge at
+least as large (``np.searchsorted(edges[1:-1], p)``: a value on an edge goes
+to the lower bin). For each non-empty bin ``b``, with ``n_b`` rows of which
+``k_b`` positive and probabilities summing to ``s_b``:
+
+- ``fraction_positive = k_b / n_b`` (scikit-learn's ``prob_true``, same bits);
+- ``mean_predicted = s_b / n_b`` (``prob_pred``; ``s_b`` adds the bin's
+  probabilities in ascending order, one by one, so the value is the same for
+  any row order; scikit-learn adds them in row order: within 1e-15);
+- the expected calibration error ``ECE = sum_b (n_b / n) * |mean_predicted_b -
+  fraction_positive_b|``, the bin-weighted gap, summed over the non-empty bins
+  from the lowest up, one by one.
+
+Empty bins have no row (scikit-learn leaves them out too). A group without
+rows has no bins and a null ECE.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval.registry import MeasureSpec, Param, measure, register
+
+__all__ = ["STRATEGIES", "bin_edges", "expected_calibration_error"]
+
+STRATEGIES: Final = ("uniform", "quantile")
+PROB: Final = "prob"
+
+
+def _levels(n_bins: int) -> list[float]:
+    """``np.linspace(0, 1, n_bins + 1)``: ``i * (1 / n_bins)``, the last one exactly 1."""
+    step = 1.0 / n_bins
+    return [*(i * step + 0.0 for i in range(n_bins)), 1.0]
+
+
+def bin_edges(p: pl.Expr, n_bins: int, strategy: str) -> pl.Expr:
+    """The ``n_bins + 1`` bin edges of a group's probabilities ``p`` (a vector in an aggregation).
+
+    Quantile edges follow ``np.percentile(p, levels * 100)`` with its default
+    linear method: index ``(n - 1) * q``, and between the two values around it
+    ``a + (b - a) * g`` (``b - (b - a) * (1 - g)`` when ``g >= 0.5``).
+    """
+    levels = _levels(n_bins)
+    if strategy == "uniform":
+        return pl.lit(pl.Series(levels, dtype=pl.Float64)).implode().explode()
+    quantiles = pl.lit(pl.Series([q * 100.0 / 100.0 for q in levels], dtype=pl.Float64))
+    ordered = p.sort()
+    last = p.len().cast(pl.Int64) - 1
+    virtual = last.cast(pl.Float64) * quantiles
+    below = virtual.floor()
+    lower = below.cast(pl.Int64).clip(0, last)
+    upper = (lower + 1).clip(0, last)
+    gamma = virtual - below
+    a, b = ordered.gather(lower), ordered.gather(upper)
+    gap = b - a
+    return pl.when(gamma >= 0.5).then(b - gap * (1.0 - gamma)).otherwise(a + gap * gamma)
+
+
+def bins(p: pl.Expr, n_bins: int, strategy: str) -> pl.Expr:
+    """Each probability's bin (0-based): how many inner edges lie strictly below it."""
+    if n_bins == 1:
+        return pl.int_range(0, p.len(), dtype=pl.Int64) * 0
+    inner = bin_edges(p, n_bins, strategy).slice(1, n_bins - 1)
+    return inner.search_sorted(p, side="left").cast(pl.Int64)
+
+
+def check_binning(n_bins: Any, strategy: Any) -> tuple[int, str]:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"n_bins must be a whole number of at least 1, got {n_bins!r}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    return n_bins, str(strategy)
+
+
+def _build_ece(columns: Any, cutoff: float | None, n_bins: int = 10, strategy: str = "uniform") -> pl.Expr:
+    actual, prob = columns.get("actual", ACTUAL), columns.get("score", PROB)
+    positive = columns.get("positive", AUTO)
+    is_pos = is_positive(actual, positive)
+    raw = pl.col(prob).cast(pl.Float64)
+    keep = is_pos.is_not_null() & raw.is_not_nan()
+    label, p = is_pos.filter(keep), raw.filter(keep)
+    which = bins(p, n_bins, strategy)
+    rows = p.len().cast(pl.Int64)
+    gaps = []
+    for b in range(n_bins):
+        inside = which == b
+        count = inside.sum().cast(pl.Int64)
+        mean = ratio(ordered_sum(p.filter(inside).sort()), count)
+        fraction = ratio(label.filter(inside).sum().cast(pl.Int64), count)
+        gaps.append(pl.when(count > 0).then(ratio(count, rows) * (mean - fraction).abs()).otherwise(0.0))
+    total = ordered_sum(pl.concat_list(gaps).explode())
+    return checked(pl.when(rows > 0).then(total), [actual], positive)
+
+
+def _positive_int(value: Any) -> str | None:
+    return None if value >= 1 else "must be at least 1"
+
+
+ECE = parseable(register(MeasureSpec(
+    name="ECE", kind="classification",
+    summary="expected calibration error: bin-weighted mean |mean probability - fraction positive|",
+    build=_build_ece,
+    params=(
+        Param("n_bins", int, 10, doc="number of bins", check=_positive_int),
+        Param("strategy", str, "uniform", choices=STRATEGIES, doc="'uniform' or 'quantile' bin edges"),
+    ),
+    aliases=("expected_calibration_error", "expected calibration error"),
+)))
+CALIBRATION_SPECS: Final = (ECE,)
+
+
+def expected_calibration_error(
+    actual: str = ACTUAL,
+    prob: str = PROB,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    positive: Any = AUTO,
+) -> pl.Expr:
+    """Expected calibration error of binary probabilities (see the module docstring for the bins).
+
+    ``ECE = sum over non-empty bins b of (n_b / n) * |mean_predicted_b -
+    fraction_positive_b|``: the gap between the mean probability and the
+    fraction of positive rows in each bin, weighted by the bin's share of the
+    rows. 0 for perfectly calibrated bins; null without rows.
+
+    Parameters
+    ----------
+    actual
+        Label column; a row is positive when it equals ``positive``.
+    prob
+        Predicted probability of the positive class, in [0, 1].
+    n_bins
+        Number of bins (default 10).
+    strategy
+        ``"uniform"`` (equal widths) or ``"quantile"`` (equal counts).
+    positive
+        The positive label (default ``True`` / ``1``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from frame_eval import classification as C
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "p": [0.1, 0.3, 0.6, 0.8]})
+    >>> round(df.select(C.expected_calibration_error("y", "p", n_bins=2)).item(), 6)  # (0.2 + 0.3) / 2
+    0.25
+    """
+    n_bins, strategy = check_binning(n_bins, strategy)
+    m = measure(ECE, kind="classification", n_bins=n_bins, strategy=strategy)
+    columns = {"actual": actual, "score": prob, "positive": positive}
+    return ECE.build(columns, None, **m.kwargs).alias(m.name)
+
+
+def calibration_bins(
+    scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int, strategy: str
+) -> pl.LazyFrame:
+    """``[*keys, bin, count, mean_predicted, fraction_positive]`` of every non-empty bin, sorted.
+
+    ``scored`` holds the keys, a Boolean ``positive`` column and a Float64
+    ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
+    """
+    p, label = pl.col(prob), pl.col(positive)
+    columns = [label.sort_by(p), p.sort(), bins(p, n_bins, strategy).sort_by(p).alias("bin")]
+    binned = scored.group_by(keys).agg(columns) if keys else scored.select(columns)
+    if keys:
+        binned = binned.explode([positive, prob, "bin"])
+    per_bin = binned.group_by([*keys, "bin"]).agg(
+        pl.len().cast(pl.Int64).alias("count"),
+        label.sum().cast(pl.Int64).alias("_k"),
+        ordered_sum(p.sort()).alias("_s"),
+    )
+    count = pl.col("count")
+    return per_bin.select(
+        *keys, "bin", count, ratio(pl.col("_s"), count).alias("mean_predicted"),
+        ratio(pl.col("_k"), count).alias("fraction_positive"),
+    ).sort([*keys, "bin"])
