@@ -165,7 +165,8 @@ def calibration(
     if not isinstance(prob, str):
         raise TypeError(f"prob must be one probability column (binary), got {type(prob).__name__} {prob!r}")
     scored, keys, problems = _front._scored(
-        frame, actual, prob, by, positive, (0.0, 1.0), [*CALIBRATION_COLUMNS, "_k", "_s"]
+        frame, actual, prob, by, positive, None, [*CALIBRATION_COLUMNS, "_k", "_s"]
     )
+    problems = [*problems, _range_problem(frame, prob)]
     result = calibration_bins(scored, keys, _front._POSITIVE, _front._SCORE, n_bins, strategy)
     return _checks.attach(result, problems)
