@@ -186,3 +186,15 @@ def test_pandas_front_end_has_the_new_methods() -> None:
         result = frame.ireval.probabilities("y", {"a": "pa", "b": "pb"}, shape="wide")
     want = skm.log_loss(frame["y"], frame[["pa", "pb"]].to_numpy(), labels=["a", "b"])
     assert _close(float(result["log_loss"].iloc[0]), want)
+
+
+def test_columns_with_labels_as_in_sklearn() -> None:
+    y, probs, _, frame = _multiclass(21, 300, 4)
+    labels = [f"c{k:02d}" for k in range(4)]
+    columns = [f"p_{label}" for label in labels]
+    got = frame.ireval.probabilities("y", columns, labels=labels, metrics=["log_loss"]).item(0, 1)
+    assert _close(got, skm.log_loss(y, probs, labels=labels))
+    assert "pass labels=" in _error(lambda: frame.ireval.probabilities("y", columns))
+    assert "as many columns as labels" in _error(
+        lambda: frame.ireval.probabilities("y", columns, labels=labels[:3])
+    )
