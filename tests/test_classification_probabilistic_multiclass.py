@@ -198,3 +198,52 @@ def test_columns_with_labels_as_in_sklearn() -> None:
     assert "as many columns as labels" in _error(
         lambda: frame.ireval.probabilities("y", columns, labels=labels[:3])
     )
+
+
+_SCRIPT = """
+import sys
+import numpy as np
+import polars as pl
+import frame_eval  # noqa: F401
+
+out, engine = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(7)
+n = 4000
+raw = rng.random((n, 3))
+probs = raw / raw.sum(axis=1, keepdims=True)
+frame = pl.DataFrame({
+    "model": rng.integers(0, 5, n), "y": rng.integers(0, 3, n), "w": rng.random(n),
+    "p0": probs[:, 0], "p1": probs[:, 1], "p2": probs[:, 2], "s": np.round(rng.random(n), 3),
+}).with_columns(b=pl.col("y") == 1)
+lazy = frame.sample(fraction=1.0, shuffle=True, seed=int(sys.argv[3])).lazy()
+parts = [
+    lazy.ireval.probabilities("y", {0: "p0", 1: "p1", 2: "p2"}, by="model", weight="w"),
+    lazy.ireval.probabilities("b", "p1", by="model", metrics=["log_loss", "brier", "ECE(strategy=quantile)"]),
+    lazy.ireval.calibration("b", "p1", by="model", n_bins=7, strategy="quantile")
+        .with_columns(pl.col("count").cast(pl.Float64)).unpivot(index=["model", "bin"])
+        .select("model", pl.format("{}@{}", "variable", "bin").alias("metric"), "value"),
+    lazy.ireval.scores("b", "s", by="model", metrics=["ROC_AUC", "AP", "PR_AUC"]),
+]
+# each part's rows sorted by every column: the test compares values, not the order rows come in
+collected = [p.collect(engine=engine).with_columns(pl.col("value").cast(pl.Float64)) for p in parts]
+pl.concat([c.sort(c.columns) for c in collected], how="vertical_relaxed").write_parquet(out)
+"""
+
+
+def test_same_bits_for_any_thread_count_engine_and_row_order(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "run.py"
+    script.write_text(_SCRIPT)
+    root = Path(__file__).resolve().parents[1]
+    frames = []
+    for threads, engine, seed in [("1", "in-memory", "1"), ("4", "streaming", "2"), ("2", "in-memory", "3")]:
+        out = tmp_path / f"{threads}-{engine}.parquet"
+        env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": str(root)}
+        subprocess.run([sys.executable, str(script), str(out), engine, seed], check=True, env=env)
+        frames.append(pl.read_parquet(out))
+    assert frames[0].height > 0
+    assert all(f.equals(frames[0]) for f in frames[1:])
