@@ -876,12 +876,13 @@ class IREvalNamespace(Generic[FrameT]):
     def probabilities(
         self,
         actual: str = "actual",
-        prob: str | dict[Any, str] = "prob",
+        prob: str | dict[Any, str] | list[str] = "prob",
         *,
         by: str | Sequence[str] | None = None,
         metrics: _classify.MeasureArg | None = None,
         positive: Any = AUTO,
         weight: str | None = None,
+        labels: Sequence[Any] | None = None,
         shape: _classify.Shape = "long",
     ) -> FrameT:
         """Scores of predicted probabilities per group, tidy long: ``[*by, metric, value]``.
@@ -896,7 +897,11 @@ class IREvalNamespace(Generic[FrameT]):
         prob
             The probability of the positive class (binary, one column), or a
             mapping ``{class label: probability column}`` with a column for
-            every class (multi-class; each row's probabilities must sum to 1).
+            every class (multi-class; each row's probabilities must sum to 1),
+            or a list of columns with ``labels=``.
+        labels
+            With ``prob=[columns]``: the class of each column, in the same
+            order (scikit-learn's ``labels=`` for the columns of ``y_prob``).
         positive
             The positive label (binary), as in :meth:`confusion`.
         weight
@@ -924,7 +929,7 @@ class IREvalNamespace(Generic[FrameT]):
 
         result = _probabilities.probabilities(
             to_lazy(self._frame, "predictions"), actual, prob, as_by(by), metrics=metrics,
-            positive=positive, weight=weight, shape=shape,
+            positive=positive, weight=weight, labels=labels, shape=shape,
         )
         return self._finish(result)
 

@@ -50,6 +50,25 @@ def _weight_problems(frame: pl.LazyFrame, schema: pl.Schema, weight: str | None)
     )]
 
 
+def with_labels(prob: Any, labels: Sequence[Any] | None) -> Any:
+    """``prob`` as given, or ``{label: column}`` from a list of columns and scikit-learn's ``labels=``."""
+    if labels is None:
+        if isinstance(prob, list | tuple):
+            raise ValueError(
+                f"prob={list(prob)!r} lists probability columns: pass labels=[...] with the class of each "
+                f"column, in the same order (or prob={{class label: column}})"
+            )
+        return prob
+    if not isinstance(prob, list | tuple) or len(prob) != len(labels):
+        raise ValueError(
+            "labels= names the class of each column of prob=[...]: pass a list of as many columns as labels "
+            f"(got prob={prob!r}, labels={list(labels)!r})"
+        )
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"labels= holds a label twice: {list(labels)!r}")
+    return dict(zip(labels, prob, strict=True))
+
+
 def probabilities(
     frame: pl.LazyFrame,
     actual: str,
@@ -59,9 +78,11 @@ def probabilities(
     metrics: Any = None,
     positive: Any = AUTO,
     weight: str | None = None,
+    labels: Sequence[Any] | None = None,
     shape: Any = "long",
 ) -> pl.LazyFrame:
     """``[*by, metric, value]``: log-loss, Brier score or ECE of each group's probabilities."""
+    prob = with_labels(prob, labels)
     _front._check_shape(shape)
     ms = resolve(PROBABILITY_DEFAULTS if metrics is None else metrics, "classification")
     for m in ms:
@@ -165,7 +186,8 @@ def calibration(
     if not isinstance(prob, str):
         raise TypeError(f"prob must be one probability column (binary), got {type(prob).__name__} {prob!r}")
     scored, keys, problems = _front._scored(
-        frame, actual, prob, by, positive, (0.0, 1.0), [*CALIBRATION_COLUMNS, "_k", "_s"]
+        frame, actual, prob, by, positive, None, [*CALIBRATION_COLUMNS, "_k", "_s"]
     )
+    problems = [*problems, _range_problem(frame, prob)]
     result = calibration_bins(scored, keys, _front._POSITIVE, _front._SCORE, n_bins, strategy)
     return _checks.attach(result, problems)
