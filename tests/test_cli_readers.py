@@ -166,10 +166,10 @@ def test_run_from_standard_input(trec_dir: Path) -> None:
                           env=env, check=False)
     assert done.returncode == 0 and done.stdout == (trec_dir / "out.test").read_bytes()
     bad = subprocess.run([sys.executable, "-m", "frame_eval", str(trec_dir / "qrels.test"), "-"],
-                         input=b"301 Q0 d 1 x r\n", capture_output=True, cwd=ROOT, env=env, check=False)
+                         input=b"301 Q0 d 1 x r\n", capture_output=True, cwd=ROOT, env=env)
     assert bad.returncode == 2
-    assert bad.stderr.decode() == ("frame-eval: run file '-' (standard input), line 1: score x is not a number; "
-                                   "the line reads 301 Q0 d 1 x r\n")
+    assert bad.stderr.decode() == ("frame-eval: run file '-' (standard input), line 1: score x is not a "
+                                   "number; the line reads 301 Q0 d 1 x r\n")
 
 
 def test_help_and_version() -> None:
