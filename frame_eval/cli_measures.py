@@ -93,7 +93,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
               "prefs_simp", "prefs_pair", "prefs_avgjg"),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-# all_trec without relstring: the measures of the run that -Z and tidy outputs carry
+# measures of trec_eval 10.0 that frame-eval does not compute (none of its nicknames names them)
 NOT_IMPLEMENTED = {"dcg", "ideal_dcg", "yaap"}
 
 
