@@ -41,7 +41,7 @@ import polars as pl
 from frame_eval import cli_measures, io
 from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
-from frame_eval.cli_output import RunResult, tidy_frame, to_zscores, trec_text
+from frame_eval.cli_output import Chunk, RunResult, tidy_frame, to_zscores, trec_chunks, write_chunks
 from frame_eval.evaluate import _aggregate, evaluate
 from frame_eval.judged import RunColumns
 from frame_eval.registry import parse_measures, resolve
@@ -422,12 +422,12 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
             "collection_size": args.Number_docs_in_coll}
 
 
-def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
-    """Evaluate as the parsed options say: (trec_eval's text, or the tidy frame for --format)."""
+def run(args: argparse.Namespace) -> tuple[list[Chunk], pl.DataFrame | None]:
+    """Evaluate as the parsed options say: (trec_eval's output, or the tidy frame for --format)."""
     if args.version:
-        return f"frame-eval version {_package_version()} (trec_eval 10.0 compatible)\n", None
+        return [f"frame-eval version {_package_version()} (trec_eval 10.0 compatible)\n"], None
     if args.help:
-        return HELP + ("\n" + _measure_help(args.measure) if args.measure else ""), None
+        return [HELP + ("\n" + _measure_help(args.measure) if args.measure else "")], None
     if len(args.files) < 2:
         raise CliError("expected a judgements file and at least one results file "
                        "(frame-eval [options] rel_info_file results_file ...; -h for help)", 1)
@@ -475,9 +475,9 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
             results.append(result if zscores is None else to_zscores(result, lines, zscores))
     progress.done()
     if args.format != "trec":
-        return "", tidy_frame(results, lines, per_query, summary)
+        return [], tidy_frame(results, lines, per_query, summary)
     z = zscores is not None
-    text = "".join(trec_text(result, lines, per_query, summary, z) for result in results)
+    text = [chunk for result in results for chunk in trec_chunks(result, lines, per_query, summary, z)]
     return text, None
 
 
@@ -509,15 +509,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _write_text(text: str, output: str | None) -> None:
+def _write_text(chunks: Sequence[Chunk], output: str | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        write_chunks(chunks, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
         return
     target = Path(output)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    os.replace(temporary, target)  # renamed into place: never half-written
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write_chunks(chunks, out)
+        os.replace(temporary, target)  # renamed into place: never half-written
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 if __name__ == "__main__":
