@@ -417,7 +417,9 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     if args.level_for_rel < 0:
         raise CliError(f"-l takes a judgement level from 0 up, got {args.level_for_rel}", 1)
     depth = args.Max_retrieved_per_topic
-    return {"complete": bool(args.complete_rel_info_wanted), "depth": depth if depth else None,
+    if depth == 0:
+        raise CliError("-M 0 would evaluate empty rankings; keep 1 or more documents per ranking", 1)
+    return {"complete": bool(args.complete_rel_info_wanted), "depth": depth,
             "judged_only": bool(args.Judged_docs_only), "rel": args.level_for_rel,
             "collection_size": args.Number_docs_in_coll}
 
