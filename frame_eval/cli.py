@@ -41,7 +41,7 @@ import polars as pl
 from frame_eval import cli_measures, io
 from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
-from frame_eval.cli_output import RunResult, tidy_frame, to_zscores, trec_text
+from frame_eval.cli_output import Chunk, RunResult, tidy_frame, to_zscores, trec_chunks, write_chunks
 from frame_eval.evaluate import _aggregate, evaluate
 from frame_eval.judged import RunColumns
 from frame_eval.registry import parse_measures, resolve
@@ -76,7 +76,9 @@ named - is read from standard input.
  -J, --Judged_docs_only: drop unjudged documents before evaluating.
  -N, --Number_docs_in_coll <num>: documents in the collection (utility).
  -M, --Max_retrieved_per_topic <num>: use only the first num documents of a ranking.
- -R, --Rel_info_format qrels|prefs|qrels_prefs|qrels_jg: the judgement format.
+ -R, --Rel_info_format qrels|prefs|qrels_prefs|qrels_jg: the judgement format
+     (prefs: query group subgroup doc level; qrels_jg: query group doc relevance;
+     qrels_prefs: qrels read as preferences).
  -T, --Results_format trec_results: the results format (the only one).
  -Z, --Zscore zscores_file: print z-scores against the file's per-query means
      and standard deviations (lines: qid measure mean stddev).
@@ -224,6 +226,16 @@ def read_input(path: str, kind: str) -> pl.DataFrame:
     return _collect(io._scan(path, fmt, lines=True), path, kind)
 
 
+def read_judgements(path: str, rel_format: str) -> pl.DataFrame:
+    """The judgements in trec_eval's ``-R`` format; ``qrels_prefs``: qrels read as preferences
+    (the second field the judgement group, one subgroup, the judgement the level)."""
+    if rel_format == "qrels_prefs":
+        frame = read_input(path, "qrels_jg")
+        return frame.select("query_id", "judgement_group", pl.lit("0").alias("judgement_subgroup"), "doc_id",
+                            pl.col("relevance").cast(pl.Float64).alias("preference"))
+    return read_input(path, rel_format)
+
+
 def _explain_repeats(error: ValueError, run: pl.DataFrame, run_path: str, qrels: pl.DataFrame,
                      qrels_path: str) -> CliError:
     """A duplicate found by the core, told in the file's terms: the lines of the first repeat."""
@@ -285,6 +297,19 @@ def _judgement_group_frames(run_lf: pl.LazyFrame, qrels: pl.DataFrame, measures:
     return [summary, wide]
 
 
+def _preference_frames(run: pl.DataFrame, prefs: pl.DataFrame, measures: list[Any],
+                       options: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(summary, per query) of the preference measures (``-R prefs``, ``-R qrels_prefs``)."""
+    from frame_eval.ranking.preferences import evaluate_preferences
+
+    wide = evaluate_preferences(run, prefs, [m for m in measures if m.spec.name != "NumQ"],
+                                complete=options["complete"], depth=options["depth"])
+    wide = wide.with_columns(pl.lit(1.0).alias(m.name) for m in measures if m.spec.name == "NumQ")
+    order = pl.col("query_id")
+    summary = wide.select(_aggregate(pl.col(m.name), order, m.spec.aggregate).alias(m.name) for m in measures)
+    return summary, wide
+
+
 def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], options: dict[str, Any],
                  per_query: bool, rel_format: str = "qrels") -> RunResult:
     """Per-query values and summaries of the measures ``lines`` name, for one run file."""
@@ -295,6 +320,8 @@ def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], opti
         warnings.simplefilter("ignore", UserWarning)
         if rel_format == "qrels_jg":
             summary, wide = pl.collect_all(_judgement_group_frames(run_lf, qrels, measures, options))
+        elif rel_format in ("prefs", "qrels_prefs"):
+            summary, wide = _preference_frames(run, qrels, measures, options)
         else:
             qrels_lf = qrels.lazy().select("query_id", "doc_id", "relevance")
             # only runid / relstring: the queries evaluated still decide num_q and the order
@@ -310,7 +337,7 @@ def evaluate_run(run: pl.DataFrame, qrels: pl.DataFrame, lines: list[Line], opti
     totals = {line.label: summary[line.measure.name][0] for line in valued}  # type: ignore[union-attr]
     relstrings: dict[str, str] = {}
     for line in lines:
-        if line.kind == "relstring" and per_query:
+        if line.kind == "relstring" and per_query and rel_format == "qrels":
             relstrings = _relstrings(run, qrels.select("query_id", "doc_id", "relevance"), line.length,
                                      options)
     run_id = run["run_id"][-1]  # trec_eval names the run by the file's last line
@@ -390,17 +417,19 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     if args.level_for_rel < 0:
         raise CliError(f"-l takes a judgement level from 0 up, got {args.level_for_rel}", 1)
     depth = args.Max_retrieved_per_topic
-    return {"complete": bool(args.complete_rel_info_wanted), "depth": depth if depth else None,
+    if depth == 0:
+        raise CliError("-M 0 would evaluate empty rankings; keep 1 or more documents per ranking", 1)
+    return {"complete": bool(args.complete_rel_info_wanted), "depth": depth,
             "judged_only": bool(args.Judged_docs_only), "rel": args.level_for_rel,
             "collection_size": args.Number_docs_in_coll}
 
 
-def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
-    """Evaluate as the parsed options say: (trec_eval's text, or the tidy frame for --format)."""
+def run(args: argparse.Namespace) -> tuple[list[Chunk], pl.DataFrame | None]:
+    """Evaluate as the parsed options say: (trec_eval's output, or the tidy frame for --format)."""
     if args.version:
-        return f"frame-eval version {_package_version()} (trec_eval 10.0 compatible)\n", None
+        return [f"frame-eval version {_package_version()} (trec_eval 10.0 compatible)\n"], None
     if args.help:
-        return HELP + ("\n" + _measure_help(args.measure) if args.measure else ""), None
+        return [HELP + ("\n" + _measure_help(args.measure) if args.measure else "")], None
     if len(args.files) < 2:
         raise CliError("expected a judgements file and at least one results file "
                        "(frame-eval [options] rel_info_file results_file ...; -h for help)", 1)
@@ -408,10 +437,7 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
         raise CliError(f"--format must be one of {', '.join(_FORMATS)}, got {args.format!r}", 1)
     if args.Results_format != "trec_results":
         raise CliError(f"illegal retrieval results format {args.Results_format!r}; expected trec_results", 2)
-    if args.Rel_info_format in ("prefs", "qrels_prefs"):
-        raise CliError(f"-R {args.Rel_info_format} (preference judgements) is not implemented by frame-eval "
-                       f"yet; use trec_eval for the prefs_* measures", 2)
-    if args.Rel_info_format not in ("qrels", "qrels_jg"):
+    if args.Rel_info_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise CliError(f"illegal rel_format {args.Rel_info_format!r}; expected qrels, prefs, qrels_prefs "
                        f"or qrels_jg", 2)
     try:
@@ -425,7 +451,7 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
     qrels_path, run_paths = args.files[0], args.files[1:]
     zscores = read_zscores(args.Zscore) if args.Zscore else None
     progress(f"reading {qrels_path}")
-    qrels = read_input(qrels_path, args.Rel_info_format)
+    qrels = read_judgements(qrels_path, args.Rel_info_format)
     debug_query = args.Debug_level.partition(".")[2] if args.Debug_level else ""
     if debug_query:
         qrels = qrels.filter(pl.col("query_id") == debug_query)
@@ -451,9 +477,9 @@ def run(args: argparse.Namespace) -> tuple[str, pl.DataFrame | None]:
             results.append(result if zscores is None else to_zscores(result, lines, zscores))
     progress.done()
     if args.format != "trec":
-        return "", tidy_frame(results, lines, per_query, summary)
+        return [], tidy_frame(results, lines, per_query, summary)
     z = zscores is not None
-    text = "".join(trec_text(result, lines, per_query, summary, z) for result in results)
+    text = [chunk for result in results for chunk in trec_chunks(result, lines, per_query, summary, z)]
     return text, None
 
 
@@ -485,15 +511,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _write_text(text: str, output: str | None) -> None:
+def _write_text(chunks: Sequence[Chunk], output: str | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        write_chunks(chunks, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
         return
     target = Path(output)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    os.replace(temporary, target)  # renamed into place: never half-written
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write_chunks(chunks, out)
+        os.replace(temporary, target)  # renamed into place: never half-written
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 if __name__ == "__main__":

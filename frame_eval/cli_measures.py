@@ -93,7 +93,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
               "prefs_simp", "prefs_pair", "prefs_avgjg"),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-# all_trec without relstring: the measures of the run that -Z and tidy outputs carry
+# measures of trec_eval 10.0 that frame-eval does not compute (none of its nicknames names them)
 NOT_IMPLEMENTED = {"dcg", "ideal_dcg", "yaap"}
 
 
@@ -222,7 +222,8 @@ def check_format(lines: list[Line], rel_format: str) -> None:
         need = line.source
         if line.measure is not None and line.measure.spec.name in _JG_SPECS:
             need = "qrels_jg_or_qrels"
-        if need == "any" or need == rel_format or (need == "qrels_jg_or_qrels" and rel_format != "prefs"):
+        if need == "any" or need == rel_format or (need == "qrels_jg_or_qrels" and rel_format in (
+                "qrels", "qrels_jg")) or (need == "prefs" and rel_format in ("prefs", "qrels_prefs")):
             continue
         raise MeasureError(f"measure {line.label!r} cannot be computed from -R {rel_format} judgements "
                            f"(it needs -R {need.split('_or_')[0]})")

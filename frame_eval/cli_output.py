@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import polars as pl
 
@@ -80,12 +81,25 @@ def format_values(values: pl.Series, integer: bool) -> pl.Series:
     return out
 
 
-def trec_text(result: RunResult, lines: Sequence[Line], per_query: bool, summary: bool,
-              zscores: bool = False) -> str:
+Chunk = str | pl.DataFrame  # text, or a frame of one column of lines (millions of -q lines)
+
+
+def write_chunks(chunks: Sequence[Chunk], handle: BinaryIO) -> None:
+    """Write text and line frames to a binary stream, in order."""
+    for chunk in chunks:
+        if isinstance(chunk, str):
+            handle.write(chunk.encode())
+        elif chunk.height:
+            handle.flush()
+            chunk.write_csv(handle, include_header=False, quote_style="never")
+
+
+def trec_chunks(result: RunResult, lines: Sequence[Line], per_query: bool, summary: bool,
+                zscores: bool = False) -> list[Chunk]:
     """trec_eval's output for one run: per query (``-q``), then the summary; ``-Z``: each
     measure label prefixed with ``Z`` and every value printed with ``%6.4f``."""
     z = "Z" if zscores else ""
-    out: list[str] = []
+    out: list[Chunk] = []
     if per_query and result.per_query.height:
         frame = result.per_query.with_row_index("__q")
         query = pl.col("query_id")
@@ -104,8 +118,7 @@ def trec_text(result: RunResult, lines: Sequence[Line], per_query: bool, summary
             text = pl.concat_str(pl.lit(prefix), query, pl.lit("\t"), value).alias("line")
             parts.append(frame.select("__q", pl.lit(j, pl.UInt32).alias("__m"), text))
         if parts:
-            ordered = pl.concat(parts).sort("__q", "__m")
-            out.append("\n".join(ordered["line"].to_list()) + "\n")
+            out.append(pl.concat(parts).sort("__q", "__m").select("line"))
     if summary:
         for line in lines:
             if line.kind == "runid":
@@ -113,7 +126,7 @@ def trec_text(result: RunResult, lines: Sequence[Line], per_query: bool, summary
             elif line.measure is not None:
                 value = result.summary[line.label]
                 out.append(f"{z}{line.label:<22}\tall\t{number(value, line.integer and not z)}\n")
-    return "".join(out)
+    return out
 
 
 def to_zscores(result: RunResult, lines: Sequence[Line],

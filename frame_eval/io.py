@@ -58,7 +58,7 @@ _FIELD = r"[^ \t\n\r\x0B\x0C]+"
 @dataclass(frozen=True)
 class _Format:
     kind: str
-    fields: tuple[str, ...]  # the names of the fields, in file order (None-like "_" fields are dropped)
+    fields: tuple[str, ...]  # the names of the fields, in file order
     extra_allowed: bool  # anything after the last field is ignored (runs) or an error
     numbers: tuple[tuple[str, pl.DataType, str], ...]  # (field, dtype, what it must be) checked strictly
     lenient: tuple[tuple[str, pl.DataType], ...] = ()  # parsed, null when unreadable, never an error

@@ -166,10 +166,10 @@ def test_run_from_standard_input(trec_dir: Path) -> None:
                           env=env, check=False)
     assert done.returncode == 0 and done.stdout == (trec_dir / "out.test").read_bytes()
     bad = subprocess.run([sys.executable, "-m", "frame_eval", str(trec_dir / "qrels.test"), "-"],
-                         input=b"301 Q0 d 1 x r\n", capture_output=True, cwd=ROOT, env=env, check=False)
+                         input=b"301 Q0 d 1 x r\n", capture_output=True, cwd=ROOT, env=env)
     assert bad.returncode == 2
-    assert bad.stderr.decode() == ("frame-eval: run file '-' (standard input), line 1: score x is not a number; "
-                                   "the line reads 301 Q0 d 1 x r\n")
+    assert bad.stderr.decode() == ("frame-eval: run file '-' (standard input), line 1: score x is not a "
+                                   "number; the line reads 301 Q0 d 1 x r\n")
 
 
 def test_help_and_version() -> None:
@@ -178,3 +178,11 @@ def test_help_and_version() -> None:
     assert "trec_eval 9.x did" in helped.stdout.replace("\n", " ") or "9.x did" in helped.stdout
     assert "map\n    average precision" in helped.stdout and "P\n    precision at k" in helped.stdout
     assert frame_eval("-v").stdout.startswith("frame-eval version ")
+
+
+def test_each_file_is_scanned_once_per_collect(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("q1 Q0 d1 1 2.5 A\n")
+    (tmp_path / "b").write_text("q1 Q0 d1 1 0.5 B\n")
+    plan = fe.scan_trec_run([tmp_path / "a", tmp_path / "b"]).explain()
+    # the rows and the malformed-line check share one cached scan of each file
+    assert plan.count("SCAN [") == 2 and "CACHE" in plan

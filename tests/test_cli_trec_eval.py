@@ -35,6 +35,9 @@ QUICKTESTS = [
         "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
         "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test",
     ]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"]),
+    ("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"]),
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
     ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
     ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"]),
@@ -145,6 +148,38 @@ def test_random_judgement_groups_match_the_binary(trec_eval_binary, tmp_path: Pa
             grouped.append(f"{q} {group} {d} {rng.choice([r, '0', '1', '2'])}")
     qrels.write_text("\n".join(grouped) + "\n")
     args = [*options, "-R", "qrels_jg", str(qrels), str(run)]
+    expected = subprocess.run([str(trec_eval_binary.binary), *args], capture_output=True, check=False)
+    assert expected.returncode == 0, expected.stderr.decode()
+    got = frame_eval(*args)
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout.decode() == expected.stdout.decode()
+
+
+PREFS_OPTIONS = [["-q", "-m", "all_prefs", "-R", "prefs"],
+                 ["-q", "-c", "-M", "6", "-m", "all_prefs", "-R", "prefs"],
+                 ["-q", "-m", "all_prefs", "-R", "qrels_prefs"]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", PREFS_OPTIONS, ids=[" ".join(o) for o in PREFS_OPTIONS])
+def test_random_preferences_match_the_binary(trec_eval_binary, tmp_path: Path, seed: int,  # type: ignore[no-untyped-def]
+                                             options: list[str]) -> None:
+    qrels, run = _random_case(seed, tmp_path)
+    if "prefs" in options:  # preference lines: consistent hidden levels, several users and subgroups
+        rng = random.Random(seed)
+        lines = []
+        for q in sorted({line.split()[0] for line in qrels.read_text().splitlines()}):
+            docs = [line.split()[2] for line in qrels.read_text().splitlines() if line.split()[0] == q]
+            for user in rng.sample(["u1", "u2", "u3"], k=rng.randint(1, 3)):
+                level = {d: rng.choice([0, 0, 1, 2, 3]) for d in docs}
+                for sub in rng.sample(["a", "b", "c"], k=rng.randint(1, 3)):
+                    for d in rng.sample(docs, k=min(len(docs), rng.randint(2, 12))):
+                        lines.append(f"{q} {user} {sub} {d} {level[d]}")
+        qrels.write_text("\n".join(lines) + "\n")
+    else:  # no negative judgements: with a class below 0 trec_eval's prefs_avgjg_Rnonrel reads past its
+        # array when it cuts the non-relevant documents to R (undefined; see the README)
+        qrels.write_text(qrels.read_text().replace(" -1\n", " 0\n"))
+    args = [*options, str(qrels), str(run)]
     expected = subprocess.run([str(trec_eval_binary.binary), *args], capture_output=True, check=False)
     assert expected.returncode == 0, expected.stderr.decode()
     got = frame_eval(*args)

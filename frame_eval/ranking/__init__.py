@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from frame_eval.ranking import groups as _groups  # noqa: F401  (all_trec, official, set)
 from frame_eval.ranking import judgement_groups as _judgement_groups  # noqa: F401  (-R qrels_jg)
+from frame_eval.ranking import preferences as _preferences  # noqa: F401  (-R prefs)
 from frame_eval.ranking._common import GUARD, INTERNAL_PREFIX, RANK, RELEVANCE
 from frame_eval.ranking.average_precision import AP, GM_MAP, YAAP, ap, yaap
 from frame_eval.ranking.counts import (

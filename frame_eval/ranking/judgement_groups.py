@@ -47,17 +47,18 @@ def _build_rprec_mult_avgjg(columns: Mapping[str, str], k: int | None, *, mult: 
 
 MAP_AVGJG = _spec(
     "map_avgjg", "AP against each judgement group's judgements, averaged over the groups",
-    _build_map_avgjg, params=(_REL,), lowest_read=_reads_relevant,
+    _build_map_avgjg, params=(_REL,), lowest_read=_reads_relevant, reads_unjudged=True,
 )
 P_AVGJG = _spec(
     "P_avgjg", "P@k against each judgement group's judgements, averaged over the groups",
     _build_p_avgjg, params=(_REL,), cutoff="required", trec_cut_name="P_avgjg", lowest_read=_reads_relevant,
+    reads_unjudged=True,
 )
 RPREC_MULT_AVGJG = _spec(
     "Rprec_mult_avgjg", "Rprec_mult against each judgement group's judgements, averaged over the groups",
     _build_rprec_mult_avgjg,
     params=(Param("mult", float, 1.0, doc="the multiple of R", check=_check_mult), _REL),
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, reads_unjudged=True,  # judged on the full frame: no compact-frame check
     format_name=lambda params, _: f"Rprec_mult_avgjg(mult={params.get('mult', 1.0):g}"
     + (f",rel={params['rel']})" if "rel" in params else ")"),
 )
