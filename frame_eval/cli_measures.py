@@ -94,7 +94,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 # measures of trec_eval 10.0 that frame-eval does not compute (none of its nicknames names them)
-NOT_IMPLEMENTED = {"dcg", "ideal_dcg", "yaap"}
+NOT_IMPLEMENTED = {"dcg", "ideal_dcg"}
 
 
 class MeasureError(ValueError):

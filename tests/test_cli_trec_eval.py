@@ -114,6 +114,7 @@ OPTION_SETS = [
     ["-c", "-M3", "-m", "set", "-m", "utility.3,-2,1,0", "-N", "500"],
     ["-q", "-c", "-l2", "-m", "map", "-m", "P.5", "-m", "ndcg", "-m", "bpref"],
     ["-q", "-m", "Rprec_mult.0.5,1.5", "-m", "iprec_at_recall..3,.9", "-m", "rbp.p=0.5", "-m", "unj.1,3"],
+    ["-q", "-c", "-M", "9", "-m", "yaap", "-m", "map"],
 ]
 
 
