@@ -209,3 +209,13 @@ def test_buckets_holding_only_unjudged_queries(case: tuple) -> None:
     measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
     ours = _polars(fe.spark.evaluate(srun, sqrels, measures, by="system", buckets=40))
     assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
+
+
+def test_fix_hints_speak_spark(case: tuple, spark: Any) -> None:
+    run, _, _, sqrels = case
+    text_scores = _spark(spark, run.with_columns(pl.col("score").cast(pl.String)))
+    with pytest.raises(TypeError) as caught:
+        fe.spark.evaluate(text_scores, sqrels, ["AP"], by="system")
+    assert str(caught.value) == (
+        "run column 'score' must be numeric, got string; cast it, e.g. F.col('score').cast('double')"
+    )
