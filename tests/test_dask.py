@@ -99,8 +99,9 @@ def test_data_errors_raise_at_compute_and_schema_errors_at_once(case: tuple) -> 
     run, qrels, drun, dqrels = case
     nulls = run.with_columns(score=pl.when(pl.col("doc_id") == "d3").then(None).otherwise(pl.col("score")))
     planned = fe.dask.evaluate(_dask(nulls), dqrels, ["AP"], by="system")  # nothing computed yet
-    with pytest.raises(ValueError, match=r"null values in run column 'score' \(first at row \d+, counting "
-                                         r"from 0\); drop or fill them \[frame_eval on Dask"):
+    expected = (r"missing values \(None, NaN or pd.NA\) in run column 'score' \(first at row \d+, counting "
+                r"from 0\); drop or fill them \[frame_eval on Dask")
+    with pytest.raises(ValueError, match=expected):
         planned.compute()
     with pytest.raises(ValueError) as polars_error:
         run.ireval.evaluate(qrels, ["AP"], doc_id="document")
@@ -138,5 +139,14 @@ def test_buckets_holding_only_unjudged_queries_still_check_their_rows(case: tupl
     bad = run.with_columns(score=gone)
     with pytest.raises(ValueError, match="null values in run column 'score'"):
         bad.ireval.evaluate(qrels, measures, by="system")
-    with pytest.raises(ValueError, match="null values in run column 'score'"):
+    with pytest.raises(ValueError, match=r"missing values .* in run column 'score'"):
         fe.dask.evaluate(_dask(bad), dqrels, measures, by="system", buckets=40).compute()
+
+
+def test_fix_hints_speak_pandas(case: tuple) -> None:
+    run, _, _, dqrels = case
+    text_scores = _dask(run.with_columns(pl.col("score").cast(pl.String)))
+    with pytest.raises(TypeError) as caught:
+        fe.dask.evaluate(text_scores, dqrels, ["AP"], by="system")
+    assert "pl." not in str(caught.value)
+    assert "df['score'].astype('float64')" in str(caught.value)

@@ -193,9 +193,10 @@ def test_nothing_is_read_before_the_caller_acts(case: tuple, spark: Any) -> None
 
     _, _, srun, sqrels = case
 
-    @F.udf("double")
-    def exploding(score: float) -> float:
+    def explode(score):  # type: ignore[no-untyped-def]  (type hints make PySpark guess an eval type)
         raise RuntimeError("the run was read")
+
+    exploding = F.udf(explode, "double")
 
     poisoned = srun.withColumn("score", exploding("score"))
     planned = fe.spark.summarize(poisoned, sqrels, ["AP"], by="system")
@@ -209,3 +210,13 @@ def test_buckets_holding_only_unjudged_queries(case: tuple) -> None:
     measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
     ours = _polars(fe.spark.evaluate(srun, sqrels, measures, by="system", buckets=40))
     assert_same(ours, run.ireval.evaluate(qrels, measures, by="system"))
+
+
+def test_fix_hints_speak_spark(case: tuple, spark: Any) -> None:
+    run, _, _, sqrels = case
+    text_scores = _spark(spark, run.with_columns(pl.col("score").cast(pl.String)))
+    with pytest.raises(TypeError) as caught:
+        fe.spark.evaluate(text_scores, sqrels, ["AP"], by="system")
+    assert str(caught.value) == (
+        "run column 'score' must be numeric, got string; cast it, e.g. F.col('score').cast('double')"
+    )

@@ -41,13 +41,13 @@ def _quiet(frame: pl.LazyFrame) -> pl.DataFrame:
         return frame.collect()
 
 
-def with_note(error: Exception, engine: str) -> Exception:
-    """``error`` again, same type, its message saying where rows are counted from on ``engine``."""
+def with_note(error: Exception, engine: str, rewrite: Callable[[str], str] = str) -> Exception:
+    """``error`` again, same type, its message in the engine's terms (``rewrite``) and saying where
+    rows are counted from on ``engine``."""
     note = (f" [frame_eval on {engine}: a row number counts from 0 within one shuffle group of the "
             f"input as it reached the worker, not within your whole frame; the values shown identify it]")
-    text = str(error)
-    again = type(error)(text + note if "row" in text else text)
-    return again
+    text = rewrite(str(error))
+    return type(error)(text + note if " row " in text else text)
 
 
 @dataclass(frozen=True)

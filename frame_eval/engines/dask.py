@@ -35,6 +35,7 @@ import polars as pl
 from frame_eval import evaluate as _core
 from frame_eval.engines import _grouped
 from frame_eval.engines.spark import _mirror
+from frame_eval.pandas_ns import pandas_message
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -94,8 +95,16 @@ def _noted(step: Callable[..., pl.DataFrame]) -> Callable[..., pd.DataFrame]:
         try:
             return _one_at_a_time(step, frames)
         except (ValueError, TypeError) as error:
-            raise _grouped.with_note(error, ENGINE) from None
+            raise _grouped.with_note(error, ENGINE, pandas_message) from None
     return call
+
+
+def _planned(make: Callable[[], Any]) -> Any:
+    """``make()``, its schema errors in pandas terms (Dask frames hold pandas dtypes)."""
+    try:
+        return make()
+    except (ValueError, TypeError) as error:
+        raise type(error)(pandas_message(str(error))) from None
 
 
 def _with_bucket(frame: pd.DataFrame, query_id: str, buckets: int) -> pd.DataFrame:
@@ -117,7 +126,8 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
     dd = _dask()
     _require_frame(run, "run")
     _require_frame(qrels, "qrels")
-    plan = _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options, ENGINE)
+    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options,
+                                                  ENGINE))
     if buckets is None:
         buckets = max(run.npartitions, qrels.npartitions)
     if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
@@ -143,7 +153,7 @@ def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
                     options: dict[str, Any]) -> DataFrame:
     _dask()
     _require_frame(predictions, "predictions")
-    plan = _grouped.classification_plan(method, _empty(predictions), args, options)
+    plan = _planned(lambda: _grouped.classification_plan(method, _empty(predictions), args, options))
     grouped = predictions.shuffle(on=list(plan.by)) if plan.by else predictions.repartition(npartitions=1)
     meta = _pandas(pl.DataFrame(schema=plan.schema))
     return grouped.map_partitions(_noted(plan.step), meta=meta, enforce_metadata=False)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -163,14 +164,45 @@ def _polars(rows: pa.Table, names: list[str]) -> pl.DataFrame:
     return frame.drop(_grouped.BUCKET, strict=False)
 
 
+_SPARK_TYPES = {"String": "string", "Float64": "double", "Float32": "float", "Int64": "bigint",
+                "Int32": "int", "Int16": "smallint", "Int8": "tinyint", "Boolean": "boolean", "Date": "date",
+                "Null": "void", "Binary": "binary"}
+
+
+def spark_message(text: str) -> str:
+    """A core message in Spark terms: ``pl.col('x').cast(pl.Float64)`` becomes
+    ``F.col('x').cast('double')`` and the dtype after ``got`` a Spark type name.
+
+    >>> spark_message("run column 'score' must be numeric, got String; cast it, "
+    ...               "e.g. pl.col('score').cast(pl.Float64)")
+    "run column 'score' must be numeric, got string; cast it, e.g. F.col('score').cast('double')"
+    """
+    def cast(match: re.Match[str]) -> str:
+        return f"F.col({match.group(1)}).cast({_SPARK_TYPES.get(match.group(2), match.group(2).lower())!r})"
+
+    text = re.sub(r"pl\.col\(('(?:[^'\\]|\\.)*'|\"[^\"]*\")\)\.cast\(pl\.(\w+)\)", cast, text)
+    def dtype(match: re.Match[str]) -> str:
+        return f"got {_SPARK_TYPES.get(match.group(1), match.group(1))}"
+
+    return re.sub(r"\bgot (\w+)(?=[;,.]| in )", dtype, text)
+
+
 def _noted(step: Callable[..., pl.DataFrame]) -> Callable[..., pl.DataFrame]:
     @functools.wraps(step)
     def call(*frames: pl.DataFrame) -> pl.DataFrame:
         try:
             return step(*frames)
         except (ValueError, TypeError) as error:
-            raise _grouped.with_note(error, ENGINE) from None
+            raise _grouped.with_note(error, ENGINE, spark_message) from None
     return call
+
+
+def _planned(make: Callable[[], Any]) -> Any:
+    """``make()``, its schema errors in Spark terms."""
+    try:
+        return make()
+    except (ValueError, TypeError) as error:
+        raise type(error)(spark_message(str(error))) from None
 
 
 def _col(name: str) -> Any:
@@ -200,7 +232,8 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
     _pyspark()
     _require_frame(run, "run")
     _require_frame(qrels, "qrels")
-    plan = _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options, ENGINE)
+    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options,
+                                                  ENGINE))
     n = _buckets(run, buckets)
     left = run.withColumn(_grouped.BUCKET, _bucket(plan.query_id, n))
     right = qrels.select(*[_col(c) for c in plan.qrels_columns])
@@ -248,7 +281,7 @@ def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
                     options: dict[str, Any]) -> DataFrame:
     _pyspark()
     _require_frame(predictions, "predictions")
-    plan = _grouped.classification_plan(method, _empty(predictions), args, options)
+    plan = _planned(lambda: _grouped.classification_plan(method, _empty(predictions), args, options))
     out = _Output(plan.schema)
     step = _noted(plan.step)
     names = predictions.columns
