@@ -78,7 +78,8 @@ def score_measures(
     # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
     # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
     tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
+    # in Int64: 2 P N passes UInt32 (polars' count type) from about 46,000 of each
+    positives, negatives = pos_count.first(), (n - pos_count).first()
     terms = point_terms(
         tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
     )
