@@ -81,9 +81,11 @@ def _run_once(
 ) -> tuple[float, float]:
     """Run one tool in a fresh process; return (seconds, peak MB) or raise RuntimeError."""
     with tempfile.TemporaryFile("w+") as log:
+        # this checkout's frame_eval first, not an installed one (as compare.py does)
+        path = os.pathsep.join(p for p in (str(HERE.parent), os.environ.get("PYTHONPATH", "")) if p)
         proc = subprocess.Popen(
             [sys.executable, str(HERE / "tools.py"), tool, str(data), str(out)],
-            stdout=log, stderr=subprocess.STDOUT,
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": path},
         )
         stopped: list[str] = []
         last_rss_mb = [0.0]
