@@ -10,14 +10,16 @@ frame_eval, nested dicts for pytrec_eval, ``Qrels``/``Run`` objects for ranx),
 then is called ``--warmup`` times untimed (ranx compiles with numba on its first
 call) and ``--repeat`` times timed; the table gives the median and the best
 milliseconds per call, and the ratio of medians to frame_eval's.
-Run it once with ``--tools frame_eval`` at two revisions (``PYTHONPATH=<checkout>``)
-to judge a change, alternating, as ``compare.py`` does for the large sizes.
+The tool processes import this checkout's frame_eval unless ``PYTHONPATH`` names another:
+run it with ``--tools frame_eval`` and ``PYTHONPATH=<checkout>`` at two revisions to judge a
+change, alternating, as ``compare.py`` does for the large sizes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -90,7 +92,10 @@ def time_calls(tool: str, queries: int, repeat: int, warmup: int) -> list[float]
 
 def _in_process(tool: str, queries: int, repeat: int, warmup: int) -> list[float]:
     command = [sys.executable, __file__, "--one", tool, str(queries), str(repeat), str(warmup)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    # this checkout's frame_eval first (set PYTHONPATH to time another checkout's)
+    path = os.environ.get("PYTHONPATH") or str(HERE.parent)
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -62,6 +62,16 @@ def test_equals_the_expressions(seed: int) -> None:
         assert got[name].equals(expected[name]), name
 
 
+def test_large_groups_do_not_overflow() -> None:
+    """2 P N passes 2**32 here (P = N = 50,000): the counts must not stay in polars' UInt32."""
+    label = np.arange(100_000) % 2 == 0
+    prob = np.round(np.random.default_rng(7).random(100_000) * 0.5 + label * 0.3, 3)
+    preds = pl.DataFrame({"model": ["m"] * 100_000, "label": label, "prob": prob})
+    got = _wide(preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC"]), ["model"])
+    assert got["ROC_AUC"][0] == pytest.approx(skm.roc_auc_score(label, prob), abs=1e-12)
+    assert got["ROC_AUC"][0] == preds.select(C.roc_auc("label", "prob")).item()
+
+
 def test_shapes_lazy_pandas_and_no_groups() -> None:
     preds = _random(7, n=300, groups=3, decimals=2)
     eager = preds.ireval.scores("label", "prob", by="model")
