@@ -103,6 +103,24 @@ def write_ranking(
             writer.close()
 
 
+def write_copies(source: Path, directory: Path, copies: int) -> None:
+    """``copies`` times the run and qrels of ``source`` (made with up to 1M queries, ids
+    ``q0......``), copy ``k``'s query ids starting ``q<k>``: ``copies`` times the queries and rows,
+    as directories ``run/`` and ``qrels/`` of one Parquet file per copy. Faster than generating
+    a billion rows afresh (polars streams each file through)."""
+    if not 1 <= copies <= 10:
+        raise ValueError(f"copies must be from 1 to 10 (one leading digit each), got {copies}")
+    ids = pl.col("query_id")
+    for name in ("run", "qrels"):
+        (directory / name).mkdir(parents=True, exist_ok=True)
+        frame = pl.scan_parquet(source / f"{name}.parquet")
+        if frame.select((ids.str.slice(0, 2) != "q0").any()).collect().item():
+            raise ValueError(f"{source / name}.parquet has ids past q0999999; use fewer queries")
+        for k in range(copies):
+            renamed = frame.with_columns((pl.lit(f"q{k}") + ids.str.slice(2)).alias("query_id"))
+            renamed.sink_parquet(directory / name / f"part{k}.parquet", row_group_size=1_000_000)
+
+
 def write_classification(path: Path, rows: int, groups: int = 100, seed: int = 20261122) -> None:
     """Write ``rows`` binary predictions over ``groups`` models to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,7 +159,13 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--predictions", type=int, default=0, help="classification rows (0: none)")
     parser.add_argument("--systems", type=int, default=0, help="runs in one file, with a system column")
+    parser.add_argument("--copies-of", type=Path, default=None,
+                        help="instead of generating: --copies copies of this directory's data")
+    parser.add_argument("--copies", type=int, default=10)
     args = parser.parse_args()
+    if args.copies_of is not None:
+        write_copies(args.copies_of, args.directory, args.copies)
+        return
     write_ranking(args.directory, args.queries, args.depth, systems=args.systems)
     if args.predictions:
         write_classification(args.directory / "predictions.parquet", args.predictions)

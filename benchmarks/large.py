@@ -10,6 +10,9 @@ process (``VmHWM``), as ``benchmarks/tools.py`` does. ``--partitions`` and
 ``--memory-limit`` are passed to frame_eval (default: its own choice);
 ``--progress`` shows its progress lines.
 
+The run and qrels are ``run.parquet`` and ``qrels.parquet`` in the data directory, or
+directories ``run/`` and ``qrels/`` of Parquet files.
+
 ``systems`` reads a run with a ``system`` column (``generate.py --systems 100``)
 and times frame_eval's ``evaluate(..., by="system")`` in one call against
 pytrec_eval called once per system: the parent reads that system's rows and
@@ -63,11 +66,17 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _scan(data: Path, name: str) -> pl.LazyFrame:
+    """``<data>/<name>.parquet``, or every Parquet file of the directory ``<data>/<name>/``."""
+    single = data / f"{name}.parquet"
+    return pl.scan_parquet(single if single.exists() else data / name)
+
+
 def _frame_eval(kind: str, data: Path, out: Path, options: dict[str, Any]) -> dict[str, float]:
     import frame_eval  # noqa: F401  (registers .ireval)
 
     start, cpu = time.perf_counter(), _cpu_seconds()
-    run, qrels = pl.scan_parquet(data / "run.parquet"), pl.scan_parquet(data / "qrels.parquet")
+    run, qrels = _scan(data, "run"), _scan(data, "qrels")
     by = "system" if "system" in run.collect_schema() else None
     if kind == "summarize":
         result = run.ireval.summarize(qrels, MEASURES, by=by, **options)

@@ -175,15 +175,25 @@ def _ranges(run: pl.LazyFrame, query_id: str, partitions: int) -> tuple[pl.DataF
     """``(counts, ranges)``: the run's rows per query id, and per piece its first id and row count
     (the first piece also takes null ids, so their check fires there)."""
     key = _key(run, query_id)
-    counts = run.group_by(key.alias(query_id)).agg(pl.len().alias("rows")).collect(engine="streaming")
-    ids = counts.drop_nulls(query_id).sort(query_id)
+    rows = pl.len().cast(pl.Int64).alias("rows")
+    counts = run.group_by(key.alias(query_id)).agg(rows).collect(engine="streaming")
+    return counts, cut(counts.drop_nulls(query_id), query_id, partitions)
+
+
+def cut(counts: pl.DataFrame, query_id: str, partitions: int) -> pl.DataFrame:
+    """``[piece, first, rows]``: the query ids of ``counts`` (``[query_id, rows]``) in their order,
+    cut into at most ``partitions`` ranges of about equal rows (exact integer arithmetic).
+
+    >>> counts = pl.DataFrame({"q": ["c", "a", "b", "d"], "rows": [10, 10, 30, 10]})
+    >>> cut(counts, "q", 2).rows()
+    [(0, 'a', 40), (1, 'c', 20)]
+    """
+    ids = counts.sort(query_id).with_columns(pl.col("rows").cast(pl.Int64))
     total = max(ids.get_column("rows").sum(), 1)
     before = pl.col("rows").cum_sum() - pl.col("rows")
     piece = (before * partitions // total).alias("piece")
-    ranges = ids.group_by(piece, maintain_order=True).agg(
-        pl.col(query_id).first().alias("first"), pl.col("rows").sum()
-    )
-    return counts, ranges
+    first = pl.col(query_id).first().alias("first")
+    return ids.group_by(piece, maintain_order=True).agg(first, pl.col("rows").sum())
 
 
 def _in_range(key: pl.Expr, first: object, following: object, is_first: bool) -> pl.Expr:

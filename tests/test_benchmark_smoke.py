@@ -50,10 +50,31 @@ def test_generated_data_is_deterministic_and_well_formed(tmp_path: Path) -> None
     assert run_a.schema["query_id"] == pl.String and run_a.schema["doc_id"] == pl.String
 
 
-def test_harness_runs_and_tools_agree(tmp_path: Path) -> None:
+def test_many_systems_share_the_qrels_and_the_documents(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(BENCH))
+    generate.write_ranking(tmp_path / "one", 40, depth=10)
+    generate.write_ranking(tmp_path / "three", 40, depth=10, systems=3)
+    one = pl.read_parquet(tmp_path / "one" / "run.parquet")
+    three = pl.read_parquet(tmp_path / "three" / "run.parquet")
+    assert three.columns == ["system", *one.columns] and three.height == 3 * one.height
+    assert three.filter(pl.col("system") == "sys_000").drop("system").equals(one)
+    assert three.filter(pl.col("system") == "sys_001").select("query_id", "doc_id").equals(
+        one.select("query_id", "doc_id")
+    )
+    assert not three.filter(pl.col("system") == "sys_001")["score"].equals(one["score"])
+    qrels = [pl.read_parquet(tmp_path / name / "qrels.parquet") for name in ("one", "three")]
+    assert qrels[0].equals(qrels[1])
+
+
+def test_harness_runs_and_tools_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("pyarrow")
-    tools = ["frame_eval", "frame_eval_lazy", "frame_eval_streaming", "polars_floor", "pytrec_eval",
-             "frame_eval_classification", "sklearn_per_group"]
+    monkeypatch.setenv("FRAME_EVAL_PARTITIONS", "3")  # frame_eval_partitioned: 3 query ranges
+    tools = ["frame_eval", "frame_eval_lazy", "frame_eval_streaming", "frame_eval_partitioned",
+             "polars_floor", "pytrec_eval", "frame_eval_classification", "sklearn_per_group"]
     proc, table = _harness(tmp_path, *tools)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| tiny")}

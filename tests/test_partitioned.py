@@ -225,3 +225,13 @@ def test_pandas_frames_split_too() -> None:
     single = run_pd.ireval.summarize(qrels_pd, MEASURES, by="system")
     split = run_pd.ireval.summarize(qrels_pd, MEASURES, by="system", partitions=5)
     assert split.equals(single) and len(single) == 3 * len(MEASURES)
+
+
+def test_range_boundaries_count_rows_past_32_bits() -> None:
+    # a billion-row run: rows per query summed past 2^32 must not wrap (it once gave 5 ranges for 47)
+    rows = pl.Series([2_000_000_000] * 3, dtype=pl.UInt32)
+    counts = pl.DataFrame({"query_id": ["a", "b", "c"], "rows": rows})
+    assert partitioned.cut(counts, "query_id", 3).rows() == [(0, "a", 2 * 10**9), (1, "b", 2 * 10**9),
+                                                              (2, "c", 2 * 10**9)]
+    many = pl.DataFrame({"query_id": [f"q{i:07d}" for i in range(10_000)], "rows": [100_000] * 10_000})
+    assert partitioned.cut(many, "query_id", 47).height == 47
