@@ -115,10 +115,16 @@ def _binary() -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _time_once(tool: str, checkout: Path, data: Path, out: Path, extra: list[str]) -> tuple[float, float]:
+def _time_once(
+    tool: str, checkout: Path, data: Path, out: Path, extra: list[str]
+) -> tuple[float, float] | str:
+    """(seconds, peak MB), or why the run failed (its last line of errors)."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "_child", tool, str(data), str(out),
-                           *extra], capture_output=True, text=True, env=env, cwd=checkout, check=True)
+                           *extra], capture_output=True, text=True, env=env, cwd=checkout, check=False)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
+        return f"failed ({lines[-1]})"
     return tuple(json.loads(proc.stdout.strip().splitlines()[-1]).values())  # type: ignore[return-value]
 
 
@@ -186,11 +192,19 @@ def main(argv: list[str] | None = None) -> int:
             jobs.append(("pytrec_eval", "pytrec_eval", ROOT, []))
         outputs = {label: Path(tmp) / f"{i}.out" for i, (label, *_) in enumerate(jobs)}
         timings: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in jobs}
+        failures: dict[str, str] = {}
         try:
             for _ in range(args.rounds):
                 for label, tool, checkout, extra in jobs:
-                    timings[label].append(_time_once(tool, checkout, data, outputs[label], extra))
-                    print(f"{label}: {timings[label][-1][0]:.2f} s", file=sys.stderr, flush=True)
+                    if label in failures:
+                        continue
+                    result = _time_once(tool, checkout, data, outputs[label], extra)
+                    if isinstance(result, str):
+                        failures[label] = result
+                        print(f"{label}: {result}", file=sys.stderr, flush=True)
+                        continue
+                    timings[label].append(result)
+                    print(f"{label}: {result[0]:.2f} s, {result[1]:.0f} MB", file=sys.stderr, flush=True)
         finally:
             for path in checkouts:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)],
@@ -198,7 +212,12 @@ def main(argv: list[str] | None = None) -> int:
         reference = next((outputs[label] for label, tool, *_ in jobs if tool == "frame_eval"), None)
         print(f"all_trec on {data}: {args.rounds} rounds, tools in turn")
         for label, runs in timings.items():
+            if not runs:
+                print(f"{label:>24s}: {failures[label]}")
+                continue
             seconds = [s for s, _ in runs]
+            if label in failures:
+                print(f"{label:>24s}: then {failures[label]}")
             agrees = ""
             if reference is not None and not label.startswith("frame_eval"):
                 agrees = "; agrees with frame_eval " + _agreement(reference, label, outputs[label])

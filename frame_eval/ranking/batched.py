@@ -92,7 +92,10 @@ def aggregations(
             continue
         label = f"{name}batch{n}"
         aggs.append(batch.cast(pl.Float64).alias(label))
-        columns += [pl.col(label).list.get(j).alias(f"{name}{i}") for j, i in enumerate(members)]
+        # + 0.0 gives the values their Float64 type at run time also when no query was evaluated
+        # (the list is then typed from no values); it changes no value the built-in families
+        # produce (none is -0.0)
+        columns += [(pl.col(label).list.get(j) + 0.0).alias(f"{name}{i}") for j, i in enumerate(members)]
         done.update(members)
     # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
     built: dict[Any, str] = {}
