@@ -530,6 +530,30 @@ def confusion_matrix(
 
 # -- threshold curves ----------------------------------------------------------------------------
 
+def _weighted_points(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
+    """``[*keys, <score>, tp, fp, _P, _N]`` of weighted rows: each group's rows sorted once by (score
+    descending, label, weight), the C.* expressions' order, so the running sums of the weights have their
+    bits in any row order; taken at the last row of each score. As scikit-learn, rows of weight 0 are no
+    point of the curve."""
+    positive, score, w = pl.col(_POSITIVE), pl.col(_SCORE), pl.col(weight)
+    scored = scored.filter(w != 0)
+    columns, order, descending = [_SCORE, _POSITIVE, weight], [score, positive, w], [True, False, False]
+    tp_run = pl.when(positive).then(w).otherwise(0.0).cum_sum()
+    fp_run = pl.when(positive).then(0.0).otherwise(w).cum_sum()
+    end = (score != score.shift(-1)).fill_null(True)
+    at_ends = [
+        score.filter(end).alias(_SCORE), tp_run.filter(end).alias("tp"), fp_run.filter(end).alias("fp"),
+        tp_run.last().alias("_P"), fp_run.last().alias("_N"),
+    ]
+    if not keys:
+        return scored.sort(order, descending=descending).select(at_ends)
+    rows = scored.group_by(keys).agg(pl.struct(columns).sort_by(order, descending=descending).alias("_r"))
+    rows = rows.explode("_r").unnest("_r")
+    # a group_by keeps each group's rows in their order (the sorted order made above)
+    points = rows.group_by(keys, maintain_order=True).agg(at_ends).explode([_SCORE, "tp", "fp"])
+    return points.sort(keys, maintain_order=True)
+
+
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
 
@@ -539,35 +563,19 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     keys = list(keys)
     weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
     positive = pl.col(_POSITIVE)
+    if weight is None:  # counts: per distinct score, then running sums over the scores, high to low
+        def per_group(e: pl.Expr) -> pl.Expr:
+            return e.over(keys) if keys else e
 
-    def per_group(e: pl.Expr) -> pl.Expr:
-        return e.over(keys) if keys else e
-
-    if weight is None:
         points = scored.group_by([*keys, _SCORE]).agg(
             positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
         )
         points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
         points = points.with_columns(
             per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
-        )
+        ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
-        # as scikit-learn, rows of weight 0 are no point of the curve; the weights are added row after row
-        # in (score descending, label, weight) order, as the C.* expressions do: the same bits as theirs,
-        # and in any row order (that order is set by the values)
-        w = pl.col(weight)
-        rows = scored.filter(w != 0).sort(
-            [*keys, _SCORE, _POSITIVE, weight], descending=[False] * len(keys) + [True, False, False]
-        )
-        rows = rows.with_columns(
-            per_group(pl.when(positive).then(w).otherwise(0.0).cum_sum()).alias("tp"),
-            per_group(pl.when(positive).then(0.0).otherwise(w).cum_sum()).alias("fp"),
-        )
-        last_of_score = (per_group(pl.col(_SCORE).shift(-1)) != pl.col(_SCORE)).fill_null(True)
-        points = rows.filter(last_of_score)
-    points = points.with_columns(
-        per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N")
-    )
+        points = _weighted_points(scored, keys, weight)
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
