@@ -44,7 +44,9 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.curves import Points, area, point_terms, weighted_roc_auc
-from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.grouped_scores import _G as GROUP_ID
+from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, score_measures
 from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
     MULTI_CLASS,
@@ -1019,14 +1021,24 @@ def best_threshold(
         [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
     )
     kwargs = m.kwargs
-    # the curve's points of every group (one sort), then the best of each group's points
-    pts = curve_points(scored, keys)
+    # the curve's points of every group (one sort each), then the best of each group's points
     tp, fp = pl.col("tp"), pl.col("fp")
-    curve_of = Points(pl.col("threshold"), tp, fp, (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first())
-    point = best_of(curve_of, weight is None, kwargs.pop("criterion"), kwargs).alias("_best")
-    chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
-    groups = scored.select(keys).unique() if keys else None
-    best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
+    if weight is None:
+        totals, pts = group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
+        positives = pl.col("_P").first().cast(pl.Int64)
+        negatives = pl.col("_n").first().cast(pl.Int64) - positives
+        curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
+        point = best_of(curve_of, True, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = pts.group_by(GROUP_ID).agg(point)
+        best = totals.select(GROUP_ID, *keys).join(chosen, on=GROUP_ID, how="left").unnest("_best")
+    else:
+        pts = curve_points(scored, keys)
+        positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
+        curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
+        point = best_of(curve_of, False, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
+        groups = scored.select(keys).unique() if keys else None
+        best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     fn, tn = positives - tp, negatives - fp
     result = best.select(

@@ -42,6 +42,30 @@ def score_measures(
     unknown = [n for n in names if n not in SCORE_MEASURES]
     if unknown:
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
+    totals, points = group_points(frame, keys, positive, score)
+    # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
+    # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
+    tp, fp = pl.col("tp"), pl.col("fp")
+    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
+    terms = point_terms(
+        tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
+    )
+    per_group = points.group_by(_G).agg(
+        area(name, terms, positives, negatives).alias(name) for name in names
+    )
+    return totals.join(per_group, on=_G, how="left").select(
+        *keys, *(pl.col(name).cast(pl.Float64) for name in names)
+    )
+
+
+def group_points(
+    frame: pl.LazyFrame, keys: Sequence[str], positive: pl.Expr, score: pl.Expr
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(``[_G, *keys, _n, _P]`` one row per group; ``[_G, _k, tp, fp, _n, _P, <score>]`` one row per point).
+
+    A point per distinct score of each group, threshold descending (``_k`` rows scoring at least it);
+    ``_G`` numbers the groups. Counts only (no weights); each group's scores sorted once.
+    """
     keys = list(keys)
     lab, s = pl.col(_L), pl.col(_S)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
@@ -73,18 +97,6 @@ def score_measures(
     # a point ends each run of tied scores, and each group
     block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
     points = rows.filter(block_end).select(
-        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
+        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P", _S
     )
-    # the expressions' terms and sums on the same points, in the points' order: a group_by keeps the
-    # order of a group's rows (polars guarantees it, both engines; the determinism test checks it)
-    tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = pl.col("_P").first(), (pl.col("_n") - pl.col("_P")).first()
-    terms = point_terms(
-        tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), positives, negatives
-    )
-    per_group = points.group_by(_G).agg(
-        area(name, terms, positives, negatives).alias(name) for name in names
-    )
-    return totals.join(per_group, on=_G, how="left").select(
-        *keys, *(pl.col(name).cast(pl.Float64) for name in names)
-    )
+    return totals, points
