@@ -957,7 +957,7 @@ def classification_report(
     """
     zero_division = check_zero_division(zero_division)
     by = list(by)
-    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row"])
+    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row", "_label"])
     labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     counts_frame = class_count_frame(labels, by)
     c = Counts.columns()
@@ -969,7 +969,7 @@ def classification_report(
     per_class = counts_frame.select(
         *by, as_text,
         *[fill_undefined(value(m, c), zero_division).cast(pl.Float64).alias(name) for name, m in ms.items()],
-        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"),
+        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"), pl.col(CLASS).alias("_label"),
     )
     (accuracy,) = resolve(["accuracy"], "classification")
     total = pl.col("total").first().alias("support")
@@ -984,11 +984,13 @@ def classification_report(
     ]
     for i, (row, exprs) in enumerate(summary, start=1):
         part = _per_group(counts_frame, by, [*exprs, total])
-        parts.append(
-            part.select(*by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"))
-        )
+        parts.append(part.select(
+            *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),
+            pl.lit(None).cast(dtype).alias("_label"),
+        ))
     report = pl.concat(parts, how="vertical")
-    report = report.sort([*by, "_row"], maintain_order=True).drop("_row")
+    # classes in label order, then the three summary rows (a sort on every key: the same under any engine)
+    report = report.sort([*by, "_row", "_label"], nulls_last=True).drop("_row", "_label")
     return _checks.attach(report, problems)
 
 
