@@ -280,6 +280,7 @@ frame = pl.DataFrame({
     "s": np.round(rng.random(n) * 0.6 + 0.3 * y, 3),
     "k": rng.choice(["ant", "bee", "cat", "dog", "eel", "fox"], n),
     "khat": rng.choice(["ant", "bee", "cat", "dog", "eel", "fox", "gnu"], n),
+    "w": np.round(rng.random(n) * 3, 2) * (rng.random(n) < 0.9),
 })
 if seed:
     frame = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -299,6 +300,18 @@ results = {
         C.equal_error_rate("y", "s"), C.best_threshold("y", "s", criterion="f1"),
         C.f1("k", "khat", average="macro"), C.precision("k", "khat", average="weighted"),
         C.mcc("k", "khat", average="micro"), C.balanced_accuracy("k", "khat", average="macro"),
+    ).sort("model")),
+    "weighted_scores": run(lazy.ireval.scores("y", "s", by="model", weight="w",
+                                              metrics=["ROC_AUC", "AP", "PR_AUC", "EER", "best_threshold"])),
+    "weighted_rates": run(lazy.ireval.rates("k", "khat", by="model", average="weighted", weight="w",
+                                            metrics=["F1", "MCC", "kappa", "kappa(weights=quadratic)"])),
+    "weighted_roc": run(lazy.ireval.roc("y", "s", by="model", weight="w")),
+    "best": run(lazy.ireval.best_threshold("y", "s", by="model", criterion="recall", min_specificity=0.8)),
+    "report": run(lazy.ireval.classification_report("k", "khat", by="model", weight="w")),
+    "weighted_expressions": run(lazy.group_by("model").agg(
+        C.roc_auc("y", "s", weight="w"), C.average_precision("y", "s", weight="w"),
+        C.f1("k", "khat", average="macro", weight="w"), C.cohen_kappa("k", "khat", average="macro",
+                                                                     weights="linear", weight="w"),
     ).sort("model")),
 }
 for name, result in results.items():
@@ -324,7 +337,9 @@ def test_values_are_the_same_bits_on_any_threads_engine_and_row_order(tmp_path: 
                        cwd=ROOT)
         runs.append(((threads, engine, seed), _results(out)))
     (first_setup, first), rest = runs[0], runs[1:]
-    assert set(first) == {"rates", "per_class", "macro", "weighted", "scores", "roc", "expressions"}
+    assert set(first) == {"rates", "per_class", "macro", "weighted", "scores", "roc", "expressions",
+                          "weighted_scores", "weighted_rates", "weighted_roc", "best", "report",
+                          "weighted_expressions"}
     for setup, results in rest:
         for name, frame in first.items():
             assert results[name].equals(frame), (name, first_setup, setup)

@@ -44,7 +44,9 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.curves import Points, area, point_terms
-from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.grouped_scores import _G as GROUP_ID
+from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, score_measures
 from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
     MULTI_CLASS,
@@ -530,6 +532,30 @@ def confusion_matrix(
 
 # -- threshold curves ----------------------------------------------------------------------------
 
+def _weighted_points(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
+    """``[*keys, <score>, tp, fp, _P, _N]`` of weighted rows: each group's rows sorted once by (score
+    descending, label, weight), the C.* expressions' order, so the running sums of the weights have their
+    bits in any row order; taken at the last row of each score. As scikit-learn, rows of weight 0 are no
+    point of the curve."""
+    positive, score, w = pl.col(_POSITIVE), pl.col(_SCORE), pl.col(weight)
+    scored = scored.filter(w != 0)
+    columns, order, descending = [_SCORE, _POSITIVE, weight], [score, positive, w], [True, False, False]
+    tp_run = pl.when(positive).then(w).otherwise(0.0).cum_sum()
+    fp_run = pl.when(positive).then(0.0).otherwise(w).cum_sum()
+    end = (score != score.shift(-1)).fill_null(True)
+    at_ends = [
+        score.filter(end).alias(_SCORE), tp_run.filter(end).alias("tp"), fp_run.filter(end).alias("fp"),
+        tp_run.last().alias("_P"), fp_run.last().alias("_N"),
+    ]
+    if not keys:
+        return scored.sort(order, descending=descending).select(at_ends)
+    rows = scored.group_by(keys).agg(pl.struct(columns).sort_by(order, descending=descending).alias("_r"))
+    rows = rows.explode("_r").unnest("_r")
+    # a group_by keeps each group's rows in their order (the sorted order made above)
+    points = rows.group_by(keys, maintain_order=True).agg(at_ends).explode([_SCORE, "tp", "fp"])
+    return points.sort(keys, maintain_order=True)
+
+
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
 
@@ -539,35 +565,19 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     keys = list(keys)
     weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
     positive = pl.col(_POSITIVE)
+    if weight is None:  # counts: per distinct score, then running sums over the scores, high to low
+        def per_group(e: pl.Expr) -> pl.Expr:
+            return e.over(keys) if keys else e
 
-    def per_group(e: pl.Expr) -> pl.Expr:
-        return e.over(keys) if keys else e
-
-    if weight is None:
         points = scored.group_by([*keys, _SCORE]).agg(
             positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
         )
         points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
         points = points.with_columns(
             per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
-        )
+        ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
-        # as scikit-learn, rows of weight 0 are no point of the curve; the weights are added row after row
-        # in (score descending, label, weight) order, as the C.* expressions do: the same bits as theirs,
-        # and in any row order (that order is set by the values)
-        w = pl.col(weight)
-        rows = scored.filter(w != 0).sort(
-            [*keys, _SCORE, _POSITIVE, weight], descending=[False] * len(keys) + [True, False, False]
-        )
-        rows = rows.with_columns(
-            per_group(pl.when(positive).then(w).otherwise(0.0).cum_sum()).alias("tp"),
-            per_group(pl.when(positive).then(0.0).otherwise(w).cum_sum()).alias("fp"),
-        )
-        last_of_score = (per_group(pl.col(_SCORE).shift(-1)) != pl.col(_SCORE)).fill_null(True)
-        points = rows.filter(last_of_score)
-    points = points.with_columns(
-        per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N")
-    )
+        points = _weighted_points(scored, keys, weight)
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
@@ -943,7 +953,7 @@ def classification_report(
     """
     zero_division = check_zero_division(zero_division)
     by = list(by)
-    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row"])
+    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row", "_label"])
     labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     counts_frame = class_count_frame(labels, by)
     c = Counts.columns()
@@ -955,7 +965,7 @@ def classification_report(
     per_class = counts_frame.select(
         *by, as_text,
         *[fill_undefined(value(m, c), zero_division).cast(pl.Float64).alias(name) for name, m in ms.items()],
-        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"),
+        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"), pl.col(CLASS).alias("_label"),
     )
     (accuracy,) = resolve(["accuracy"], "classification")
     total = pl.col("total").first().alias("support")
@@ -970,11 +980,13 @@ def classification_report(
     ]
     for i, (row, exprs) in enumerate(summary, start=1):
         part = _per_group(counts_frame, by, [*exprs, total])
-        parts.append(
-            part.select(*by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"))
-        )
+        parts.append(part.select(
+            *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),
+            pl.lit(None).cast(dtype).alias("_label"),
+        ))
     report = pl.concat(parts, how="vertical")
-    report = report.sort([*by, "_row"], maintain_order=True).drop("_row")
+    # classes in label order, then the three summary rows (a sort on every key: the same under any engine)
+    report = report.sort([*by, "_row", "_label"], nulls_last=True).drop("_row", "_label")
     return _checks.attach(report, problems)
 
 
@@ -1007,14 +1019,24 @@ def best_threshold(
         [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
     )
     kwargs = m.kwargs
-    # the curve's points of every group (one sort), then the best of each group's points
-    pts = curve_points(scored, keys)
+    # the curve's points of every group (one sort each), then the best of each group's points
     tp, fp = pl.col("tp"), pl.col("fp")
-    curve_of = Points(pl.col("threshold"), tp, fp, (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first())
-    point = best_of(curve_of, weight is None, kwargs.pop("criterion"), kwargs).alias("_best")
-    chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
-    groups = scored.select(keys).unique() if keys else None
-    best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
+    if weight is None:
+        totals, pts = group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
+        positives = pl.col("_P").first().cast(pl.Int64)
+        negatives = pl.col("_n").first().cast(pl.Int64) - positives
+        curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
+        point = best_of(curve_of, True, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = pts.group_by(GROUP_ID).agg(point)
+        best = totals.select(GROUP_ID, *keys).join(chosen, on=GROUP_ID, how="left").unnest("_best")
+    else:
+        pts = curve_points(scored, keys)
+        positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
+        curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
+        point = best_of(curve_of, False, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
+        groups = scored.select(keys).unique() if keys else None
+        best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     fn, tn = positives - tp, negatives - fp
     result = best.select(

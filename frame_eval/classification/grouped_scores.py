@@ -44,39 +44,8 @@ def score_measures(
     unknown = [n for n in names if n not in SCORE_MEASURES]
     if unknown:
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
-    keys = list(keys)
-    lab, s = pl.col(_L), pl.col(_S)
-    base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    n, pos_count = pl.col("_n").cast(pl.Int64), pl.col("_P").cast(pl.Int64)
-    if keys:
-        # one sort per group; maintain_order makes the row index below a stable group id
-        grouped = base.group_by(keys, maintain_order=True).agg(
-            pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
-        ).with_row_index(_G).cache()  # read by the totals and by the points
-        totals = grouped.select(_G, *keys, "_n", "_P")
-        # where each group starts in the exploded rows: rows and positives of the groups before it
-        starts = grouped.select(
-            _G, "_n", "_P",
-            (n.cum_sum() - n).alias("_row0"), (pos_count.cum_sum() - pos_count).alias("_pos0"),
-            _L,
-        )
-        rows = starts.explode(_L).unnest(_L)
-    else:
-        totals = base.select(pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"))
-        rows = base.sort(_S, descending=True).select(
-            pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"),
-            pl.lit(0, pl.Int64).alias("_row0"), pl.lit(0, pl.Int64).alias("_pos0"), _L, _S,
-        )
-
-    # running counts within each group: running counts over all rows minus the group's start
-    k = pl.int_range(1, pl.len() + 1, dtype=pl.Int64) - pl.col("_row0")
-    tp = lab.cum_sum().cast(pl.Int64) - pl.col("_pos0")
-    rows = rows.with_columns(k.alias("_k"), tp.alias("tp"))
-    # a point ends each run of tied scores, and each group
-    block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
-    points = rows.filter(block_end).select(
-        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P"
-    )
+    totals, points = group_points(frame, keys, positive, score)
+    points = points.drop(_S)
     # the expressions' terms on the same points, in the points' order, as columns; their sums in
     # NumPy's order (pairwise_sums), all groups at once
     group = pl.col(_G)
@@ -133,3 +102,47 @@ def score_measures(
     return result.select(
         *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
     )
+
+
+def group_points(
+    frame: pl.LazyFrame, keys: Sequence[str], positive: pl.Expr, score: pl.Expr
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(``[_G, *keys, _n, _P]`` one row per group; ``[_G, _k, tp, fp, _n, _P, <score>]`` one row per point).
+
+    A point per distinct score of each group, threshold descending (``_k`` rows scoring at least it);
+    ``_G`` numbers the groups. Counts only (no weights); each group's scores sorted once.
+    """
+    keys = list(keys)
+    lab, s = pl.col(_L), pl.col(_S)
+    base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
+    n, pos_count = pl.col("_n").cast(pl.Int64), pl.col("_P").cast(pl.Int64)
+    if keys:
+        # one sort per group; maintain_order makes the row index below a stable group id
+        grouped = base.group_by(keys, maintain_order=True).agg(
+            pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
+        ).with_row_index(_G).cache()  # read by the totals and by the points
+        totals = grouped.select(_G, *keys, "_n", "_P")
+        # where each group starts in the exploded rows: rows and positives of the groups before it
+        starts = grouped.select(
+            _G, "_n", "_P",
+            (n.cum_sum() - n).alias("_row0"), (pos_count.cum_sum() - pos_count).alias("_pos0"),
+            _L,
+        )
+        rows = starts.explode(_L).unnest(_L)
+    else:
+        totals = base.select(pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"))
+        rows = base.sort(_S, descending=True).select(
+            pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"),
+            pl.lit(0, pl.Int64).alias("_row0"), pl.lit(0, pl.Int64).alias("_pos0"), _L, _S,
+        )
+
+    # running counts within each group: running counts over all rows minus the group's start
+    k = pl.int_range(1, pl.len() + 1, dtype=pl.Int64) - pl.col("_row0")
+    tp = lab.cum_sum().cast(pl.Int64) - pl.col("_pos0")
+    rows = rows.with_columns(k.alias("_k"), tp.alias("tp"))
+    # a point ends each run of tied scores, and each group
+    block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
+    points = rows.filter(block_end).select(
+        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P", _S
+    )
+    return totals, points

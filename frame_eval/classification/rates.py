@@ -231,7 +231,7 @@ def _sum(values: pl.Expr) -> pl.Expr:
 # -- whole-matrix definitions used by every multi-class average -------------------------------------
 
 def _multi_accuracy(c: Counts) -> pl.Expr:
-    return ratio(c.tp.sum(), c.total.first())
+    return ratio(_sum(c.tp), c.total.first())
 
 
 def _multi_error_rate(c: Counts) -> pl.Expr:
