@@ -85,7 +85,7 @@ def test_weighted_frame_method_has_the_expressions_bits(seed: int) -> None:
 
 
 def test_without_groups_lazy_and_streaming_agree() -> None:
-    df, cols, k = tied_probabilities(7)
+    df, cols, _ = tied_probabilities(7)
     y, scores = df["y"].to_numpy(), df.select(list(cols.values())).to_numpy()
     got = df.ireval.scores("y", cols, average="macro", multi_class="ovo", shape="wide", metrics=["ROC_AUC"])
     assert got.row(0) == (skm.roc_auc_score(y, scores, multi_class="ovo"),)

@@ -858,6 +858,11 @@ def multiclass_scores(
     collect): nulls, a label that is no key of ``score``, bad weights, and for
     ROC AUC probabilities outside [0, 1] or rows whose probabilities do not
     add to 1 (NumPy's ``allclose`` tolerance, as scikit-learn checks).
+
+    ROC AUC and AP come from one sort of every class's (or pair's) scores in
+    every group (:mod:`frame_eval.classification.grouped_multiclass`): the
+    expressions' values, scikit-learn's bits, at the cost of one binary
+    problem per class rather than one curve expression per class.
     """
     check_choice("average", average, CLASS_AVERAGES)
     check_choice("multi_class", multi_class, MULTI_CLASS)
