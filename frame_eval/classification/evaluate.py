@@ -44,6 +44,8 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.curves import Points, area, point_terms
+from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
+from frame_eval.classification.grouped_multiclass import multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, score_measures
@@ -51,9 +53,8 @@ from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
     MULTI_CLASS,
     TOP_K_ACCURACY,
-    _build_average_precision_multiclass,
-    _build_roc_auc_multiclass,
     check_choice,
+    check_ovo,
     check_scores,
 )
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
@@ -70,6 +71,7 @@ Shape = Literal["long", "wide"]
 
 _ACTUAL, _PREDICTED = "__frame_eval_actual", "__frame_eval_predicted"
 _POSITIVE, _SCORE = "__frame_eval_positive", "__frame_eval_score"
+_ALL = "__frame_eval_all"
 _WEIGHT = CHECKED_WEIGHT
 SCORE_DEFAULTS: Final = SCORE_MEASURES
 
@@ -866,6 +868,11 @@ def multiclass_scores(
     collect): nulls, a label that is no key of ``score``, bad weights, and for
     ROC AUC probabilities outside [0, 1] or rows whose probabilities do not
     add to 1 (NumPy's ``allclose`` tolerance, as scikit-learn checks).
+
+    ROC AUC and AP come from one sort of every class's (or pair's) scores in
+    every group (:mod:`frame_eval.classification.grouped_multiclass`): the
+    expressions' values, scikit-learn's bits, at the cost of one binary
+    problem per class rather than one curve expression per class.
     """
     check_choice("average", average, CLASS_AVERAGES)
     check_choice("multi_class", multi_class, MULTI_CLASS)
@@ -884,7 +891,9 @@ def multiclass_scores(
                 f"do); leave out average= for one value per class"
             )
     by = list(by)
-    _check_by(by, ["metric", "value", _WEIGHT])
+    _check_by(by, ["metric", "value", _WEIGHT, _POSITIVE, _SCORE, _ALL, *MULTICLASS_RESERVED])
+    if any(m.spec.name == "ROC_AUC" for m in ms):
+        check_ovo(multi_class, average, weight)
     columns = [c for _, c in pairs]
     schema = frame.collect_schema()
     _checks.require_columns(
@@ -912,19 +921,37 @@ def multiclass_scores(
             f"rows whose probabilities in {FRAME} columns {', '.join(map(repr, columns))} do not add to 1",
             "multi-class ROC AUC reads probabilities: normalise each row (divide by its sum)",
         ))
+    w = None if weight is None else _WEIGHT
+    # one key at least: without by=, every row in one group
+    keys = by or [_ALL]
     work = frame.select(*by, actual, *_unique(columns), *_weight_column(weight))
-    inputs = {"actual": actual, "scores": dict(pairs), "weight": None if weight is None else _WEIGHT}
+    if not by:
+        work = work.with_columns(pl.lit(0, pl.Int8).alias(_ALL))
+    inputs = {"actual": actual, "scores": dict(pairs), "weight": w}
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
-    exprs = []
-    for k, m in zip(names, ms, strict=True):
-        if m.spec.name == "ROC_AUC":
-            e = _build_roc_auc_multiclass(inputs, None, multi_class=multi_class, average=average)
-        elif m.spec.name == "average_precision":
-            e = _build_average_precision_multiclass(inputs, None, average=average)
-        else:
-            e = m.spec.build(inputs, None, **m.kwargs)
-        exprs.append(e.cast(pl.Float64).alias(k))
-    wide = _per_group(work, by, exprs)
+    # ROC AUC and AP: every class's (or pair's) area from one sort (grouped_multiclass); top-k per row
+    areas = {k: (m.spec.name, multi_class, average) for k, m in zip(names, ms, strict=True)
+             if m.spec.name in ("ROC_AUC", "average_precision")}
+    exprs = [m.spec.build(inputs, None, **m.kwargs).cast(pl.Float64).alias(k)
+             for k, m in zip(names, ms, strict=True) if k not in areas]
+
+    def measured(scored: pl.LazyFrame, group: list[str], wanted: list[str]) -> pl.LazyFrame:
+        if w is None:
+            return score_measures(scored, group, pl.col(_POSITIVE), pl.col(_SCORE), wanted)
+        return weighted_score_measures(scored, group, wanted)
+
+    wide = None
+    if areas:
+        wide = multiclass_areas(work, keys, actual, pairs, w, areas, measured, (_POSITIVE, _SCORE))
+    if exprs:
+        rest = work.group_by(keys).agg(exprs)
+        wide = rest if wide is None else wide.join(rest, on=keys, how="left", nulls_equal=True)
+    assert wide is not None
+    if by:
+        wide = wide.sort(by)
+    else:  # one row, also for an empty frame
+        wide = pl.LazyFrame({_ALL: [0]}, schema={_ALL: pl.Int8}).join(wide, on=_ALL, how="left").drop(_ALL)
+    wide = wide.select(*by, *names)
     return _checks.attach(_shaped(wide, by, names, shape), problems)
 
 

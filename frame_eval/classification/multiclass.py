@@ -81,6 +81,19 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
+def check_ovo(multi_class: str, average: str, weight: str | None) -> None:
+    """One-vs-one ROC AUC takes neither sample weights nor the micro average."""
+    if multi_class != "ovo":
+        return
+    if weight is not None:
+        raise ValueError(
+            "one-vs-one ROC AUC takes no sample weights (nor does scikit-learn's); "
+            "use multi_class='ovr' or leave out weight="
+        )
+    if average == "micro":
+        raise ValueError("one-vs-one ROC AUC averages with 'macro' or 'weighted', not 'micro'")
+
+
 def _vector(values: list[pl.Expr]) -> pl.Expr:
     out = values[0]
     for v in values[1:]:
@@ -130,14 +143,8 @@ def _build_roc_auc_multiclass(
 ) -> pl.Expr:
     actual, pairs, weight = _inputs(columns)
     w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    check_ovo(multi_class, average, weight)
     if multi_class == "ovo":
-        if weight is not None:
-            raise ValueError(
-                "one-vs-one ROC AUC takes no sample weights (nor does scikit-learn's); "
-                "use multi_class='ovr' or leave out weight="
-            )
-        if average == "micro":
-            raise ValueError("one-vs-one ROC AUC averages with 'macro' or 'weighted', not 'micro'")
         values, supports = [], []
         for (a, col_a), (b, col_b) in itertools.combinations(pairs, 2):
             is_a, is_b = pl.col(actual) == a, pl.col(actual) == b

@@ -1,0 +1,97 @@
+"""Multi-class ROC AUC and average precision of the frame method: scikit-learn's bits (``==``, not
+isclose) on random tied data, several groups in one call, any row order; weighted, the expressions' bits."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import polars as pl
+import pytest
+
+import frame_eval  # noqa: F401
+from frame_eval import classification as C
+
+skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle of these tests")
+
+GROUPS = 3
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def tied_probabilities(seed: int) -> tuple[pl.DataFrame, dict[int, str], int]:
+    """g (group), y (class 0..k-1), one probability column per class with 1 to 3 decimals (rows add to 1,
+    many ties), w (sample weights); every class in every group."""
+    rng = np.random.default_rng(seed)
+    k, n, decimals = int(rng.integers(3, 13)), int(rng.integers(50, 801)), int(rng.integers(1, 4))
+    n = max(n, GROUPS * k)
+    y = rng.integers(0, k, n)
+    y[: GROUPS * k] = np.repeat(np.arange(k), GROUPS)
+    g = np.arange(n) % GROUPS
+    lean = rng.dirichlet([1.0] * k, n) + 0.5 * (y[:, None] == np.arange(k)[None, :])
+    scale = 10**decimals
+    counts = np.array([rng.multinomial(scale, row / row.sum()) for row in lean])
+    prob = counts / scale  # d decimals each; the row sums are 1 up to rounding
+    frame = {"g": g, "y": y, "w": np.round(rng.random(n) * 3, 1)} | {f"p{c}": prob[:, c] for c in range(k)}
+    return pl.DataFrame(frame), {c: f"p{c}" for c in range(k)}, k
+
+
+def _scores(df: pl.DataFrame, cols: dict[int, str], **kw: object) -> pl.DataFrame:
+    return df.ireval.scores("y", cols, by="g", shape="wide", **kw)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_multiclass_roc_auc_and_ap_have_scikit_learns_bits(seed: int) -> None:
+    df, cols, k = tied_probabilities(seed)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    for multi_class, averages in (("ovr", ("macro", "weighted", "micro")), ("ovo", ("macro", "weighted"))):
+        for average in averages:
+            metrics = ["ROC_AUC"] if multi_class == "ovo" else ["ROC_AUC", "average_precision"]
+            got = _scores(df, cols, average=average, multi_class=multi_class, metrics=metrics)
+            assert got["g"].to_list() == list(range(GROUPS))
+            for (g,), part in df.partition_by("g", as_dict=True).items():
+                y = part["y"].to_numpy()
+                scores = part.select(list(cols.values())).to_numpy()
+                row = got.filter(pl.col("g") == g).row(0, named=True)
+                want = skm.roc_auc_score(y, scores, multi_class=multi_class, average=average)
+                assert row["ROC_AUC"] == want, (seed, k, multi_class, average, g)
+                if multi_class == "ovr":
+                    onehot = (y[:, None] == np.arange(k)[None, :]).astype(int)
+                    want_ap = skm.average_precision_score(onehot, scores, average=average)
+                    assert row["average_precision"] == want_ap, (seed, k, average, g)
+            again = _scores(shuffled, cols, average=average, multi_class=multi_class, metrics=metrics)
+            assert again.equals(got)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_frame_method_has_the_expressions_bits(seed: int) -> None:
+    df, cols, _ = tied_probabilities(100 + seed)
+    for average in ("macro", "weighted", "micro"):
+        got = _scores(df, cols, average=average, weight="w", metrics=["ROC_AUC", "average_precision"])
+        want = df.group_by("g").agg(
+            C.multiclass_roc_auc("y", cols, average=average, weight="w"),
+            C.multiclass_average_precision("y", cols, average=average, weight="w"),
+        ).sort("g")
+        assert got.equals(want)
+        shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+        assert _scores(shuffled, cols, average=average, weight="w",
+                       metrics=["ROC_AUC", "average_precision"]).equals(got)
+
+
+def test_without_groups_lazy_and_streaming_agree() -> None:
+    df, cols, _ = tied_probabilities(7)
+    y, scores = df["y"].to_numpy(), df.select(list(cols.values())).to_numpy()
+    got = df.ireval.scores("y", cols, average="macro", multi_class="ovo", shape="wide", metrics=["ROC_AUC"])
+    assert got.row(0) == (skm.roc_auc_score(y, scores, multi_class="ovo"),)
+    lazy = df.lazy().ireval.scores("y", cols, average="macro", multi_class="ovo", shape="wide",
+                                   metrics=["ROC_AUC"])
+    assert lazy.collect(engine="streaming").equals(got)
+    empty = df.clear().ireval.scores("y", cols, average="weighted", shape="wide",
+                                     metrics=["ROC_AUC", "AP", "top_k_accuracy"])
+    assert empty.rows() == [(None, None, None)]
