@@ -808,7 +808,10 @@ def scores(
     if weight is not None:
         unweighted = [m.name for m in ms if m.spec in PROBABILITY_SPECS]
         if unweighted:
-            raise ValueError(f"{unweighted[0]} does not take weight= yet; leave out weight= for it")
+            raise ValueError(
+                f"weighted {unweighted[0]} comes from .ireval.probabilities(actual, prob, weight=..., "
+                f"metrics=[{unweighted[0]!r}]); scores() weighs only the curve measures"
+            )
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
         weight=weight,
