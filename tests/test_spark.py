@@ -139,6 +139,10 @@ CLASSIFICATION = [
     ("pr_curve", ("label", "prob"), {}),
     ("det_curve", ("label", "prob"), {}),
     ("scores", ("label", "prob"), {}),
+    ("best_threshold", ("label", "prob"), {"criterion": "recall", "min_specificity": 0.5}),
+    ("classification_report", ("kind", "kind_pred"), {}),
+    ("probabilities", ("label", "prob"), {}),
+    ("calibration", ("label", "prob"), {"n_bins": 4}),
 ]
 
 

@@ -42,8 +42,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from dask.dataframe import DataFrame
 
 __all__ = [
-    "confusion", "confusion_matrix", "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "rates",
-    "roc", "scores", "summarize",
+    "best_threshold", "calibration", "classification_report", "confusion", "confusion_matrix",
+    "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "probabilities", "rates", "roc",
+    "scores", "summarize",
 ]
 
 ENGINE = "Dask"
@@ -226,3 +227,7 @@ roc = _classification_function("roc")
 pr_curve = _classification_function("pr_curve")
 det_curve = _classification_function("det_curve")
 scores = _classification_function("scores")
+best_threshold = _classification_function("best_threshold")
+classification_report = _classification_function("classification_report")
+probabilities = _classification_function("probabilities")
+calibration = _classification_function("calibration")

@@ -49,8 +49,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
 __all__ = [
-    "confusion", "confusion_matrix", "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "rates",
-    "roc", "scores", "summarize",
+    "best_threshold", "calibration", "classification_report", "confusion", "confusion_matrix",
+    "det_curve", "evaluate", "evaluate_with", "judge", "pr_curve", "probabilities", "rates", "roc",
+    "scores", "summarize",
 ]
 
 ENGINE = "Spark"
@@ -397,3 +398,7 @@ roc = _classification_function("roc")
 pr_curve = _classification_function("pr_curve")
 det_curve = _classification_function("det_curve")
 scores = _classification_function("scores")
+best_threshold = _classification_function("best_threshold")
+classification_report = _classification_function("classification_report")
+probabilities = _classification_function("probabilities")
+calibration = _classification_function("calibration")
