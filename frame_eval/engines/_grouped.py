@@ -13,6 +13,7 @@ dtype) are raised there, at once, with the polars front end's message.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -219,3 +220,49 @@ def classification_plan(method: str, frame: pl.DataFrame, args: Sequence[Any], o
         return call(rows.lazy()).collect()
 
     return ClassificationPlan(step, schema, by)
+
+
+# -- the engines' public functions: the polars methods' signatures and documentation ---------------
+
+BUCKETS = inspect.Parameter("buckets", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="int | None")
+
+
+def mirror(
+    name: str, first: str, extra: Sequence[inspect.Parameter] = ()
+) -> Callable[[Callable[..., Any]], Any]:
+    """Give a function the signature of the polars method ``name`` (``self`` -> ``first``), with
+    ``extra`` keyword-only parameters after the method's own and any ``**options`` last."""
+    signature = inspect.signature(getattr(IREvalNamespace, name))
+    params = list(signature.parameters.values())
+    params[0] = inspect.Parameter(first, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="DataFrame")
+    keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    variadic = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY,
+                                                       inspect.Parameter.VAR_KEYWORD)]
+    mirrored = signature.replace(parameters=[*positional, *keyword, *extra, *variadic],
+                                 return_annotation="DataFrame")
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        function.__signature__ = mirrored  # type: ignore[attr-defined]
+        return function
+    return decorate
+
+
+def classification_function(
+    name: str, run: Callable[[str, Any, tuple[Any, ...], dict[str, Any]], Any], *, engine: str, module: str,
+    holds: str, collect: str = "",
+) -> Callable[..., Any]:
+    """The engine's ``name`` (a classification method of ``.ireval``): ``run(name, predictions, args,
+    options)`` with the polars method's signature, and documentation naming ``engine`` and what one
+    unit of its work ``holds``."""
+    def function(predictions: Any, *args: Any, **options: Any) -> Any:
+        return run(name, predictions, args, options)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"``predictions.ireval.{name}(...)`` on a {engine} DataFrame: the parameters and output columns of "
+        f":meth:`frame_eval.polars_ns.IREvalNamespace.{name}`, computed per ``by`` group ({holds} "
+        f"a group's rows), with the polars values.\n\n"
+        f">>> fe.{module}.{name}(predictions, 'label', 'prob', by='model'){collect}  # doctest: +SKIP\n"
+    )
+    return mirror(name, "predictions")(function)

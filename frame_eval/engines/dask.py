@@ -25,7 +25,6 @@ Values equal the polars ones exactly.
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,6 @@ import polars as pl
 
 from frame_eval import evaluate as _core
 from frame_eval.engines import _grouped
-from frame_eval.engines.spark import _mirror
 from frame_eval.pandas_ns import pandas_message
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,10 +158,9 @@ def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
     return grouped.map_partitions(_noted(plan.step), meta=meta, enforce_metadata=False)
 
 
-_BUCKETS = inspect.Parameter("buckets", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="int | None")
 
 
-@_mirror("evaluate", "run", [_BUCKETS])
+@_grouped.mirror("evaluate", "run", [_grouped.BUCKETS])
 def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
              buckets: int | None = None, **options: Any) -> DataFrame:
     """Per-query values of ``measures`` on Dask, as
@@ -177,7 +174,7 @@ def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _cor
     return _ranking("evaluate", run, qrels, measures, buckets, options)
 
 
-@_mirror("summarize", "run", [_BUCKETS])
+@_grouped.mirror("summarize", "run", [_grouped.BUCKETS])
 def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
               buckets: int | None = None, **options: Any) -> DataFrame:
     """Summaries over queries on Dask, as :meth:`frame_eval.polars_ns.IREvalNamespace.summarize`
@@ -188,7 +185,7 @@ def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _co
     return _ranking("summarize", run, qrels, measures, buckets, options)
 
 
-@_mirror("judge", "run", [_BUCKETS])
+@_grouped.mirror("judge", "run", [_grouped.BUCKETS])
 def judge(run: DataFrame, qrels: DataFrame, *, buckets: int | None = None, **options: Any) -> DataFrame:
     """The judged frame on Dask, as :meth:`frame_eval.polars_ns.IREvalNamespace.judge`.
 
@@ -207,17 +204,8 @@ def evaluate_with(qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_M
 
 
 def _classification_function(name: str) -> Callable[..., DataFrame]:
-    def function(predictions: DataFrame, *args: Any, **options: Any) -> DataFrame:
-        return _classification(name, predictions, args, options)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"``predictions.ireval.{name}(...)`` on a Dask DataFrame: the parameters and output columns of "
-        f":meth:`frame_eval.polars_ns.IREvalNamespace.{name}`, computed per ``by`` group (one partition "
-        f"holds a group's rows), with the polars values.\n\n"
-        f">>> fe.dask.{name}(predictions, 'label', 'prob', by='model').compute()  # doctest: +SKIP\n"
-    )
-    return _mirror(name, "predictions", [])(function)
+    return _grouped.classification_function(name, _classification, engine="Dask", module="dask",
+                                            holds="one partition holds", collect=".compute()")
 
 
 confusion = _classification_function("confusion")

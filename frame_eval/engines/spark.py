@@ -33,7 +33,6 @@ the largest bucket (ranking) or ``by`` group (classification), not by the input.
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -42,7 +41,6 @@ import polars as pl
 
 from frame_eval import evaluate as _core
 from frame_eval.engines import _grouped
-from frame_eval.polars_ns import IREvalNamespace
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -294,30 +292,7 @@ def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
     return out.named(_per_group(frame, [names.index(b) for b in plan.by], each_group, out))
 
 
-def _mirror(name: str, first: str, extra: list[inspect.Parameter]) -> Callable[[Callable[..., Any]], Any]:
-    """Give a function the signature of the polars method ``name`` (``self`` -> ``first``)."""
-    target = getattr(IREvalNamespace, name)
-    signature = inspect.signature(target)
-    params = list(signature.parameters.values())
-    params[0] = inspect.Parameter(first, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="DataFrame")
-    keyword = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    variadic = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
-    positional = [p for p in params if p.kind not in (inspect.Parameter.KEYWORD_ONLY,
-                                                       inspect.Parameter.VAR_KEYWORD)]
-    mirrored = signature.replace(parameters=[*positional, *keyword, *extra, *variadic],
-                                 return_annotation="DataFrame")
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        function.__signature__ = mirrored  # type: ignore[attr-defined]
-        return function
-    return decorate
-
-
-_BUCKETS = [inspect.Parameter("buckets", inspect.Parameter.KEYWORD_ONLY, default=None,
-                              annotation="int | None")]
-
-
-@_mirror("evaluate", "run", _BUCKETS)
+@_grouped.mirror("evaluate", "run", [_grouped.BUCKETS])
 def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
              buckets: int | None = None, **options: Any) -> DataFrame:
     """Per-query values of ``measures`` on Spark: ``[*by, query_id, metric, value]`` (or wide).
@@ -340,7 +315,7 @@ def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _cor
     return _ranking("evaluate", run, qrels, measures, buckets, options)
 
 
-@_mirror("summarize", "run", _BUCKETS)
+@_grouped.mirror("summarize", "run", [_grouped.BUCKETS])
 def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
               buckets: int | None = None, **options: Any) -> DataFrame:
     """Summaries over queries on Spark: ``[*by, metric, value, num_q]`` (or wide), as
@@ -356,7 +331,7 @@ def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _co
     return _ranking("summarize", run, qrels, measures, buckets, options)
 
 
-@_mirror("judge", "run", _BUCKETS)
+@_grouped.mirror("judge", "run", [_grouped.BUCKETS])
 def judge(run: DataFrame, qrels: DataFrame, *, buckets: int | None = None, **options: Any) -> DataFrame:
     """The judged frame on Spark, as :meth:`frame_eval.polars_ns.IREvalNamespace.judge`
     (``rank`` is a ``long``).
@@ -378,17 +353,8 @@ def evaluate_with(qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_M
 
 
 def _classification_function(name: str) -> Callable[..., DataFrame]:
-    def function(predictions: DataFrame, *args: Any, **options: Any) -> DataFrame:
-        return _classification(name, predictions, args, options)
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"``predictions.ireval.{name}(...)`` on a Spark DataFrame: the parameters and output columns of "
-        f":meth:`frame_eval.polars_ns.IREvalNamespace.{name}`, computed per ``by`` group (one task holds "
-        f"a group's rows), with the polars values.\n\n"
-        f">>> fe.spark.{name}(predictions, 'label', 'prob', by='model')  # doctest: +SKIP\n"
-    )
-    return _mirror(name, "predictions", [])(function)
+    return _grouped.classification_function(name, _classification, engine="Spark", module="spark",
+                                            holds="one task holds", collect="")
 
 
 confusion = _classification_function("confusion")
