@@ -20,7 +20,13 @@ from frame_eval import _checks
 from frame_eval.classification import evaluate as _front
 from frame_eval.classification.calibration import calibration_bins, check_binning
 from frame_eval.classification.counts import AUTO
-from frame_eval.classification.probabilistic import BRIER, LOG_LOSS, PROBABILITY_SPECS, class_columns
+from frame_eval.classification.probabilistic import (
+    BRIER,
+    LOG_LOSS,
+    PROBABILITY_SPECS,
+    class_columns,
+    prob_columns,
+)
 from frame_eval.registry import resolve
 
 __all__ = ["calibration", "probabilities"]
@@ -94,33 +100,23 @@ def probabilities(
     by = list(by)
     _front._check_by(by, ["metric", "value"])
     schema = frame.collect_schema()
-    if not isinstance(prob, str | Mapping):
-        raise TypeError(
-            f"prob must be one column name (binary) or a mapping {{class label: probability column}} "
-            f"(multi-class), got {type(prob).__name__} {prob!r}"
-        )
-    prob_columns = list(prob.values()) if isinstance(prob, Mapping) else [prob]
+    prob_columns(prob, positive, weight)  # the expressions' checks of prob= and positive=
+    given = list(prob.values()) if isinstance(prob, Mapping) else [prob]
     extra = [weight] if weight is not None else []
     _checks.require_columns(
-        schema, _front._unique([*by, actual, *prob_columns, *extra]), FRAME,
+        schema, _front._unique([*by, actual, *given, *extra]), FRAME,
         "pass actual=, prob=, weight= or by= with your column names",
     )
     dtype = _front._require_labels(schema, actual)
-    for c in prob_columns:
+    for c in given:
         _checks.require_numeric(schema, c, FRAME)
-    checked_columns = _front._unique([*by, actual, *prob_columns, *extra])
+    checked_columns = _front._unique([*by, actual, *given, *extra])
     problems: list[Any] = _checks.null_problems(frame, checked_columns, FRAME)
-    problems += [_range_problem(frame, c) for c in _front._unique(prob_columns)]
+    problems += [_range_problem(frame, c) for c in _front._unique(given)]
     problems += _weight_problems(frame, schema, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     chosen = {f"_m{i}": m for i, m in enumerate(ms)}
     if isinstance(prob, Mapping):
-        if positive is not AUTO:
-            raise ValueError("with prob={class: column}, every class has its column; leave out positive=")
-        if len(prob) < 2:
-            raise ValueError(
-                f"prob= maps {len(prob)} class to a column; give every class its column (2 or more)"
-            )
         for label in prob:
             _front._check_label(dtype, label, actual, "prob key")
         classes = class_columns(prob)
