@@ -111,7 +111,7 @@ def test_score_outside_the_declared_range(method: str, options: dict[str, Any]) 
     _call(bad, method, options)  # no range declared: any number is a score
     message = (
         r"1 values in predictions column 'prob' are outside the declared score range \[0.0, 1.0\] "
-        r"\(first at row 5: 1.25\); fix the scores or score_range="
+        r"\(first at row 5, counting from 0: 1.25\); fix the scores or score_range="
     )
     with pytest.raises(ValueError, match=message):
         _call(bad, method, ranged)

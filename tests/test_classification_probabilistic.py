@@ -43,7 +43,7 @@ def test_same_bits_for_any_row_order() -> None:
 
 def test_probabilities_outside_0_1_are_an_error_naming_the_row() -> None:
     df = pl.DataFrame({"y": [1, 0, 1], "p": [0.2, 1.5, 0.7]})
-    message = r"'p' are outside the declared score range \[0.0, 1.0\] \(first at row 1: 1.5\)"
+    message = r"'p' are outside the declared score range \[0.0, 1.0\] \(first at row 1, counting from 0: 1.5"
     with pytest.raises(ValueError, match=message):
         df.ireval.scores("y", "p", metrics=["log_loss"])
     assert df.ireval.scores("y", "p", metrics=["ROC_AUC"]).height == 1  # other scores take any numbers

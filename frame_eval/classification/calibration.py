@@ -56,7 +56,8 @@ def bin_edges(p: pl.Expr, n_bins: int, strategy: str) -> pl.Expr:
     if strategy == "uniform":
         return pl.lit(pl.Series(levels, dtype=pl.Float64)).implode().explode()
     quantiles = pl.lit(pl.Series([q * 100.0 / 100.0 for q in levels], dtype=pl.Float64))
-    ordered = p.sort()
+    # a null after the sorted values: an empty group's indices (clipped to 0) read it, not past the end
+    ordered = p.sort().append(pl.lit(None, pl.Float64))
     last = p.len().cast(pl.Int64) - 1
     virtual = last.cast(pl.Float64) * quantiles
     below = virtual.floor()
@@ -65,7 +66,9 @@ def bin_edges(p: pl.Expr, n_bins: int, strategy: str) -> pl.Expr:
     gamma = virtual - below
     a, b = ordered.gather(lower), ordered.gather(upper)
     gap = b - a
-    return pl.when(gamma >= 0.5).then(b - gap * (1.0 - gamma)).otherwise(a + gap * gamma)
+    # b + (-x) is b - x and a - (-x) is a + x to the bit: polars 2.1 would fuse a +/- x * y into one
+    # kernel that panics on an empty group
+    return pl.when(gamma >= 0.5).then(b + (-(gap * (1.0 - gamma)))).otherwise(a - (-(gap * gamma)))
 
 
 def bins(p: pl.Expr, n_bins: int, strategy: str) -> pl.Expr:

@@ -216,7 +216,9 @@ def point_terms(
         # the trapezoid of auc(recall, precision), sign turned (exactly)
         "PR_AUC": (recall - recall_before) * (precision_before + precision) / 2.0,
         # where the segment to this point crosses FPR = FNR; the first point with FPR >= FNR (in integers)
-        "EER": fpr_before + (-gap_before / (gap - gap_before)) * (fpr - fpr_before),
+        # fpr_before + step, to the bit; written as a - (-step) because polars 2.1 fuses a + b * c (and
+        # a - b * c) into one kernel that panics on an empty group_by
+        "EER": fpr_before - (-((-gap_before / (gap - gap_before)) * (fpr - fpr_before))),
         "EER_crossed": fp * positives >= (positives - tp) * negatives,
     }
 

@@ -152,24 +152,18 @@ def _unique(columns: Iterable[str]) -> list[str]:
 
 def _value_problems(
     frame: pl.LazyFrame, columns: Iterable[str], is_bad: Callable[[pl.Expr], pl.Expr], what: str, fix: str
-) -> list[pl.LazyFrame]:
-    """One problem row per column: how many values are bad, the first one and where it is."""
-    problems = []
-    for c in _unique(columns):
-        bad = is_bad(pl.col(c))
-        problems.append(
-            frame.select(
-                count=bad.sum().cast(pl.UInt64),
-                message=pl.format(
-                    f"{{}} values in {FRAME} column {c!r} {what} (first at row {{}}: {{}}); {fix}",
-                    bad.sum(), bad.arg_max(), pl.col(c).filter(bad).first(),
-                ),
-            )
+) -> list[_checks.Problem]:
+    """One check per column: how many values are bad, and the first bad row (0-based, in the frame as
+    given, whichever engine runs) with its value."""
+    return [
+        _checks.value_problem(
+            frame, is_bad(pl.col(c)), f"values in {FRAME} column {c!r} {what}", fix, value=c
         )
-    return problems
+        for c in _unique(columns)
+    ]
 
 
-def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) -> list[pl.LazyFrame]:
+def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) -> list[_checks.Problem]:
     return _value_problems(
         frame, columns, lambda col: ~col.is_in([0, 1]), "are neither 0 nor 1",
         f"integer labels are read as binary with positive class 1: {fix}",
@@ -178,7 +172,7 @@ def _not_binary_problems(frame: pl.LazyFrame, columns: Iterable[str], fix: str) 
 
 def _range_problems(
     frame: pl.LazyFrame, columns: Iterable[str], score_range: tuple[float, float] | None
-) -> list[pl.LazyFrame]:
+) -> list[_checks.Problem]:
     if score_range is None:
         return []
     low, high = score_range

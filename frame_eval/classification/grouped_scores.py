@@ -25,7 +25,7 @@ import polars as pl
 
 from frame_eval._float import pairwise_sums
 from frame_eval.classification.counts import ratio
-from frame_eval.classification.curves import area, point_terms
+from frame_eval.classification.curves import point_terms
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -88,13 +88,10 @@ def score_measures(
             sums[name] = True
     areas = [pairwise_sums(points.with_columns(columns), _G, sums)] if sums else []
     if "EER" in names:  # (a second pass over the points, only when EER is asked for)
-        first_positives, first_negatives = pl.col("_P").first(), pl.col("_N").first()
-        eer_terms = point_terms(
-            tp, fp, tp.shift(1, fill_value=0), fp.shift(1, fill_value=0), first_positives, first_negatives
-        )
-        areas.append(points.group_by(_G).agg(
-            area("EER", eer_terms, first_positives, first_negatives).alias("EER")
-        ))
+        # the terms as columns first, then the first crossing of each group: the same values as
+        # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
+        crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
+        areas.append(crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first()))
     result = totals
     for part in areas:
         result = result.join(part, on=_G, how="left")

@@ -185,7 +185,8 @@ def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]
         pts, exact, options.get("min_specificity"), options.get("min_recall"),
         options.get("min_precision"), options.get("max_fpr"),
     )
-    # the highest threshold among the best: the first such point (thresholds descend)
+    # the highest threshold among the best: the first such point (thresholds descend); read with
+    # get(..., null_on_oob=True): gather(...).first() is typed Null by polars 2.1 on an empty group_by
     best = allowed & (key == key.filter(allowed).max())
     return best.arg_true().first()
 
@@ -195,7 +196,7 @@ def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str,
     exact = columns.get("weight") is None
 
     def best(pts: Points) -> pl.Expr:
-        return pts.threshold.gather(best_index(pts, exact, criterion, options)).first()
+        return pts.threshold.get(best_index(pts, exact, criterion, options), null_on_oob=True)
 
     return best(_points_of(columns)) if exact else measure_of(columns, best)
 
@@ -206,9 +207,9 @@ def best_of(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -
     criterion = _resolve_criterion(criterion, options)
     index = best_index(pts, exact, criterion, options)
     return pl.struct(
-        pts.threshold.gather(index).first().alias("threshold"),
-        pts.tp.gather(index).first().alias("tp"),
-        pts.fp.gather(index).first().alias("fp"),
+        pts.threshold.get(index, null_on_oob=True).alias("threshold"),
+        pts.tp.get(index, null_on_oob=True).alias("tp"),
+        pts.fp.get(index, null_on_oob=True).alias("fp"),
         pts.positives.alias("_P"),
         pts.negatives.alias("_N"),
     )

@@ -66,7 +66,8 @@ def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
     if gain == "linear":
         return g
     top = highest.cast(pl.Float64)
-    return pl.when(g > 0).then(pl.lit(2.0).pow(g - top) - pl.lit(2.0).pow(-top)).otherwise(0.0)
+    two = pl.lit(2.0, pl.Float64)  # typed: polars 2.1 panics on an untyped literal here in an empty group
+    return pl.when(g > 0).then(two.pow(g - top) - two.pow(-top)).otherwise(0.0)
 
 
 def _discount(positions: pl.Expr, base: float, kind: str = "trec") -> pl.Expr:
@@ -225,7 +226,7 @@ def _build_cg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: st
     total = ordered_sum(g.filter(scoring), rank.filter(scoring))
     if gain == "exp" and not gains:  # _gains scaled exponential gains by 2**-top: undo it exactly
         top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
-        total = total * pl.lit(2.0).pow(top)
+        total = total * pl.lit(2.0, pl.Float64).pow(top)
     return total
 
 
@@ -238,7 +239,7 @@ def _build_dcg(
     total = _rank_ordered_sum(terms, scoring, rank, columns)
     if gain == "exp" and not gains:
         top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
-        total = total * pl.lit(2.0).pow(top)
+        total = total * pl.lit(2.0, pl.Float64).pow(top)
     return total
 
 
@@ -246,7 +247,7 @@ def _build_ncg(columns: Mapping[str, str], k: int | None, *, gain: str, max_grad
     assert k is not None
     highest = _columns(columns)[1].max().fill_null(0) if max_grade == 0 else pl.lit(max_grade, pl.Int64)
     top = highest.cast(pl.Float64)
-    best = top if gain == "linear" else pl.lit(2.0).pow(top) - 1.0
+    best = top if gain == "linear" else pl.lit(2.0, pl.Float64).pow(top) - 1.0
     most = best * float(min(k, _RANKS))
     cg = _build_cg(columns, k, gain=gain, gains="")
     return pl.when(highest > 0).then(divide(cg, most)).otherwise(pl.lit(0.0, pl.Float64))

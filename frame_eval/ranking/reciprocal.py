@@ -58,7 +58,8 @@ def _build_err(columns: Mapping[str, str], k: int | None, *, max_grade: int) -> 
     ranks = rank.filter(gaining)
     grades = relevance.filter(gaining).sort_by(ranks).cast(pl.Float64)
     ranks = ranks.sort().cast(pl.Float64)
-    stop = (pl.lit(2.0).pow(grades) - 1.0) / pl.lit(2.0).pow(pl.lit(float(max_grade)))
+    two = pl.lit(2.0, pl.Float64)  # typed: see ranking.gain._gains
+    stop = (two.pow(grades) - 1.0) / two.pow(pl.lit(float(max_grade)))
     reached = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)  # the chance of reading on to r
     return ordered_sum(reached * stop / ranks)
 
