@@ -24,11 +24,12 @@ the estimated peak of one plan over ``memory_limit`` (default: an eighth of
 the machine's memory, at most half of what is free). Other lazy inputs are
 evaluated in one plan unless ``partitions=`` says otherwise.
 
-Data checks. Nulls, NaN and repeated rows are checked in each piece, in
-order: an error names the first bad row of the first piece that has one, as
-a row of the whole input (0-based), and counts the bad rows of that piece
-(the message says which). The check that the run's queries have judgements
-(``strict=``) is made once over all queries.
+Data checks. Nulls, NaN and repeated rows are checked in each piece. When a
+piece fails, the checks alone (no measure) are run on every piece, and the
+error is the one the single plan gives: the first check that fires, its bad
+rows counted over all pieces, and the first bad row of the whole input
+(0-based), whichever piece holds it. The check that the run's queries have
+judgements (``strict=``) is made once over all queries.
 """
 
 from __future__ import annotations
@@ -242,13 +243,22 @@ def split(
         systems = run.select(cols.by).unique().collect(engine="streaming") if complete and cols.by else None
         run_key, qrels_key = _key(run, query_id), _key(qrels, query_id)
         results = []
-        for i, first in enumerate(firsts):
+        def piece(i: int) -> tuple[pl.Expr, pl.Expr, str]:
+            first = firsts[i]
             following = firsts[i + 1] if i + 1 < len(firsts) else None
             where = f"partition {i + 1} of {len(firsts)}, query ids from {first!r}" + (
                 f" up to {following!r}" if following is not None else " on")
             in_run, in_qrels = (_in_range(key, first, following, i == 0) for key in (run_key, qrels_key))
+            return in_run, in_qrels, where
+
+        for i in range(len(firsts)):
+            in_run, in_qrels, where = piece(i)
             run_i, qrels_i = run.filter(in_run), qrels.filter(in_qrels)
-            part = _evaluate_range(build(run_i, qrels_i, cols), (run, in_run), (qrels, in_qrels), where)
+            try:
+                part = _evaluate_range(build(run_i, qrels_i, cols), (run, in_run), (qrels, in_qrels), where)
+            except _RangeError as error:  # name the first bad row of the whole input, as one plan would
+                raise _whole_input_error(run, qrels, cols, build, [piece(j) for j in range(len(firsts))],
+                                         error.error) from None
             if systems is not None:
                 part = _complete_systems(part, run_i, qrels_i, cols, systems, build)
             results.append(part)
@@ -276,7 +286,7 @@ def _evaluate_range(
             warnings.simplefilter("always")
             part = plan.collect(engine="streaming")
     except ValueError as error:
-        raise _located(error, run, qrels, where) from None
+        raise _RangeError(_located(error, run, qrels, where)) from None
     for warning in caught:
         if not _OVERLAP.match(str(warning.message)):
             warnings.warn(warning.message, warning.category, stacklevel=2)
@@ -318,3 +328,58 @@ def _located(
     row = rows.slice(int(found.group(2)), 1).collect(engine="streaming").item()
     text = f"{text[: found.start(2)]}{row}{text[found.end(2):]}"
     return ValueError(f"{text} [counted in {where}; evaluate with partitions=1 to count in the whole input]")
+
+
+class _RangeError(Exception):
+    """A piece's data error, on its way to :func:`_whole_input_error`."""
+
+    def __init__(self, error: ValueError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+_COUNT = re.compile(r"^\d+")
+_NOTE = re.compile(r" \[counted in [^\]]*\]$")
+
+
+def _whole_input_error(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, cols: RunColumns, build: Build,
+    pieces: list[tuple[pl.Expr, pl.Expr, str]], fallback: ValueError,
+) -> ValueError:
+    """The error one plan over the whole input gives, from the checks of every piece (no measures):
+    the first check (in the plan's order) that fires in any piece, its leading count added over the
+    pieces, and the message of the piece whose first bad row comes first in the input.
+
+    Each query lies in one piece, so a repeated (query, document) pair is counted in one piece
+    only. ``fallback`` (the failing piece's own error) is returned if the checks find nothing
+    (an error that was not a data check)."""
+    found: dict[int, list[tuple[int, int, str]]] = {}  # check -> [(row in the input, count, text)]
+    for in_run, in_qrels, where in pieces:
+        with _checks.deferred() as state:
+            build(run.filter(in_run), qrels.filter(in_qrels), cols)
+        checks = state.checks
+        if not checks:
+            continue
+        for report in _checks._tallies(checks).collect(engine="streaming").to_dicts():
+            index = report[_checks._CHECK]
+            check = checks[index]
+            if check.warn:
+                continue
+            text = report["message"] if check.explain is _checks._as_given else check.explain(report["count"])
+            if not text:
+                continue
+            located = str(_located(ValueError(text), (run, in_run), (qrels, in_qrels), where))
+            row = _ROW_TEXT.search(located)
+            count = _COUNT.match(located)
+            found.setdefault(index, []).append((
+                int(row.group(2)) if row else -1, int(count.group(0)) if count else 0, located,
+            ))
+    if not found:
+        return fallback
+    reports = found[min(found)]
+    _, _, text = min(reports)
+    total = sum(count for _, count, _ in reports)
+    text = _NOTE.sub("", text)
+    if _COUNT.match(text):
+        text = _COUNT.sub(str(total), text, count=1)
+    return ValueError(text)

@@ -169,7 +169,7 @@ def test_data_errors_and_the_overlap_check_still_fire() -> None:
         repeated.ireval.evaluate(qrels, ["AP"], by="system")
     with pytest.raises(ValueError) as split:
         repeated.ireval.evaluate(qrels, ["AP"], by="system", partitions=6)
-    assert str(split.value).startswith(str(single.value)), (split.value, single.value)
+    assert str(split.value) == str(single.value)
     nulls = run.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise("query_id")
                              .alias("query_id"))
     with pytest.raises(ValueError, match="null values in run column 'query_id'"):
@@ -186,8 +186,7 @@ def test_data_errors_and_the_overlap_check_still_fire() -> None:
         with pytest.raises(ValueError) as split:
             pair[0].ireval.evaluate(pair[1], ["AP"], by="system", partitions=6)
         assert f"(first at row {row}, counting from 0)" in str(single.value)
-        assert str(split.value).startswith(str(single.value))
-        assert "[counted in partition" in str(split.value)
+        assert str(split.value) == str(single.value)  # the whole input's first row and count
     stray = qrels.with_columns(pl.col("query_id") + "x")
     mostly = pl.concat([stray, qrels.filter(pl.col("query_id") < "q010")])
     with warnings.catch_warnings(record=True) as caught:
