@@ -805,13 +805,6 @@ def scores(
             )
     if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
-    if weight is not None:
-        unweighted = [m.name for m in ms if m.spec in PROBABILITY_SPECS]
-        if unweighted:
-            raise ValueError(
-                f"weighted {unweighted[0]} comes from .ireval.probabilities(actual, prob, weight=..., "
-                f"metrics=[{unweighted[0]!r}]); scores() weighs only the curve measures"
-            )
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
         weight=weight,
