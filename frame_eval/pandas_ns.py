@@ -48,7 +48,8 @@ from frame_eval.polars_ns import IREvalNamespace, is_frame
 
 _RANKING: Final = frozenset({"judge", "evaluate", "summarize", "ranking_curve"})
 _COLUMN_PARAMS: Final = (
-    "by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted", "weight"
+    "by", "query_id", "doc_id", "score", "relevance", "rank", "actual", "predicted", "weight", "prob",
+    "sample", "class_column",
 )
 _ROLES: Final = ("run", "qrels", "predictions")
 

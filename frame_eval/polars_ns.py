@@ -851,7 +851,7 @@ class IREvalNamespace(Generic[FrameT]):
             probabilities must lie in [0, 1] and add to 1 (NumPy's ``allclose``
             tolerance). Without ``average``, a mapping gives one row per class.
         actual, score, by, positive, score_range, weight
-            As in :meth:`roc` (log-loss and Brier do not take ``weight`` yet).
+            As in :meth:`roc`; ``weight`` also weighs log-loss and Brier, as :meth:`probabilities` does.
 
         Examples
         --------
@@ -884,6 +884,8 @@ class IREvalNamespace(Generic[FrameT]):
         weight: str | None = None,
         labels: Sequence[Any] | None = None,
         shape: _classify.Shape = "long",
+        sample: str | Sequence[str] | None = None,
+        class_column: str = "class",
     ) -> FrameT:
         """Scores of predicted probabilities per group, tidy long: ``[*by, metric, value]``.
 
@@ -902,6 +904,18 @@ class IREvalNamespace(Generic[FrameT]):
         labels
             With ``prob=[columns]``: the class of each column, in the same
             order (scikit-learn's ``labels=`` for the columns of ``y_prob``).
+            With ``sample=``: the classes every sample must have a row for.
+        sample, class_column
+            A long frame, one row per (sample, class): ``sample`` names the
+            column(s) identifying a sample (within a group), ``class_column``
+            the row's class, ``prob`` its probability; ``actual`` (and
+            ``weight``) repeat the sample's label (weight) on each of its
+            rows. The classes of a group are those in ``class_column`` (or
+            ``labels``). Each sample must have a row for every class, exactly
+            once, one label and one weight, and probabilities adding to 1;
+            otherwise a ``ValueError`` names the first offending row (0-based)
+            and its sample. Log-loss has the wide layout's bits; Brier agrees
+            with it within 1e-15 relative.
         positive
             The positive label (binary), as in :meth:`confusion`.
         weight
@@ -924,12 +938,18 @@ class IREvalNamespace(Generic[FrameT]):
         >>> out = preds.ireval.probabilities("y", {"a": "pa", "b": "pb", "c": "pc"})
         >>> [(m, round(v, 6)) for m, v in out.rows()]
         [('log_loss', 0.424322), ('brier', 0.193333)]
+        >>> long = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "y": ["a", "a", "b", "b"],
+        ...                      "p": [0.8, 0.2, 0.4, 0.6]})
+        >>> out = long.ireval.probabilities("y", "p", sample="id")  # Brier halved: 2 classes
+        >>> [(m, round(v, 6)) for m, v in out.rows()]
+        [('log_loss', 0.366985), ('brier', 0.1)]
         """
         from frame_eval.classification import probabilities as _probabilities
 
         result = _probabilities.probabilities(
             to_lazy(self._frame, "predictions"), actual, prob, as_by(by), metrics=metrics,
-            positive=positive, weight=weight, labels=labels, shape=shape,
+            positive=positive, weight=weight, labels=labels, shape=shape, sample=sample,
+            class_column=class_column,
         )
         return self._finish(result)
 

@@ -95,3 +95,41 @@ def test_without_groups_lazy_and_streaming_agree() -> None:
     empty = df.clear().ireval.scores("y", cols, average="weighted", shape="wide",
                                      metrics=["ROC_AUC", "AP", "top_k_accuracy"])
     assert empty.rows() == [(None, None, None)]
+
+
+@pytest.mark.parametrize("seed", [200, 201])
+def test_expressions_are_the_frame_method_for_many_classes_one_vs_one_included(seed: int) -> None:
+    df, cols, k = tied_probabilities(seed)
+    cases = [("ovr", "macro"), ("ovr", "weighted"), ("ovr", "micro"), ("ovo", "macro"), ("ovo", "weighted")]
+    exprs = [
+        C.multiclass_roc_auc("y", cols, multi_class=mc, average=av).alias(f"{mc}_{av}") for mc, av in cases
+    ]
+    exprs += [C.multiclass_average_precision("y", cols, average=av).alias(f"ap_{av}")
+              for av in ("macro", "weighted", "micro")]
+    exprs += [C.multiclass_roc_auc("y", cols, average="weighted", weight="w").alias("ovr_w")]
+    got = df.lazy().group_by("g").agg(exprs).sort("g").collect(engine="streaming")
+    for mc, av in cases:
+        frame = _scores(df, cols, average=av, multi_class=mc, metrics=["ROC_AUC"])
+        assert got[f"{mc}_{av}"].to_list() == frame["ROC_AUC"].to_list(), (seed, k, mc, av)
+    for av in ("macro", "weighted", "micro"):
+        frame = _scores(df, cols, average=av, metrics=["AP"])
+        assert got[f"ap_{av}"].to_list() == frame["average_precision"].to_list()
+    weighted = _scores(df, cols, average="weighted", weight="w", metrics=["ROC_AUC"])
+    assert got["ovr_w"].to_list() == weighted["ROC_AUC"].to_list()
+    part = df.filter(pl.col("g") == 0)
+    scores = part.select(list(cols.values())).to_numpy()
+    want = skm.roc_auc_score(part["y"].to_numpy(), scores, multi_class="ovo")
+    assert got["ovo_macro"][0] == want
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    assert shuffled.group_by("g").agg(exprs).sort("g").equals(got)
+
+
+def test_expressions_leave_out_rows_with_a_null_label_or_a_nan_score() -> None:
+    df, cols, _ = tied_probabilities(300)
+    bad = df.with_columns(
+        y=pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise("y"),
+        p1=pl.when(pl.int_range(pl.len()) == 1).then(float("nan")).otherwise("p1"),
+    )
+    exprs = [C.multiclass_roc_auc("y", cols, multi_class="ovo"), C.multiclass_average_precision("y", cols)]
+    assert bad.select(exprs).equals(df.slice(2).select(exprs))
+    assert df.clear().select(exprs).rows() == [(None, None)]

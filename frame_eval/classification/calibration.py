@@ -90,6 +90,11 @@ def check_binning(n_bins: Any, strategy: Any) -> tuple[int, str]:
 def _build_ece(columns: Any, cutoff: float | None, n_bins: int = 10, strategy: str = "uniform") -> pl.Expr:
     actual, prob = columns.get("actual", ACTUAL), columns.get("score", PROB)
     positive = columns.get("positive", AUTO)
+    if columns.get("weight") is not None:
+        raise ValueError(
+            "ECE takes no sample weights (nor does scikit-learn's calibration_curve): leave out weight=, "
+            "or ask for ECE in a call without weights"
+        )
     is_pos = is_positive(actual, positive)
     raw = pl.col(prob).cast(pl.Float64)
     keep = is_pos.is_not_null() & raw.is_not_nan()

@@ -45,7 +45,7 @@ from frame_eval.classification.counts import (
 )
 from frame_eval.classification.curves import Points, area, point_terms
 from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
-from frame_eval.classification.grouped_multiclass import multiclass_areas
+from frame_eval.classification.grouped_multiclass import Measures, multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, score_measures
@@ -799,13 +799,6 @@ def scores(
             )
     if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
-    if weight is not None:
-        unweighted = [m.name for m in ms if m.spec in PROBABILITY_SPECS]
-        if unweighted:
-            raise ValueError(
-                f"weighted {unweighted[0]} comes from .ireval.probabilities(actual, prob, weight=..., "
-                f"metrics=[{unweighted[0]!r}]); scores() weighs only the curve measures"
-            )
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
         weight=weight,
@@ -838,6 +831,18 @@ def scores(
 
 
 # -- multi-class scores ------------------------------------------------------------------------------
+
+def binary_areas(weighted: bool) -> tuple[Measures, tuple[str, str]]:
+    """The binary areas of many groups that ``grouped_multiclass.multiclass_areas`` reads, and the
+    (positive, score) columns they read; weighted ones read the weight column ``_WEIGHT``."""
+
+    def measured(scored: pl.LazyFrame, group: list[str], wanted: list[str]) -> pl.LazyFrame:
+        if weighted:
+            return weighted_score_measures(scored, group, wanted)
+        return score_measures(scored, group, pl.col(_POSITIVE), pl.col(_SCORE), wanted)
+
+    return measured, (_POSITIVE, _SCORE)
+
 
 MULTICLASS_DEFAULTS: Final = ("ROC_AUC", "average_precision")
 SUM_TOLERANCE: Final = (1e-8, 1e-5)  # NumPy's allclose: |1 - sum| <= 1e-8 + 1e-5 |sum|, scikit-learn's check
@@ -932,14 +937,9 @@ def multiclass_scores(
     exprs = [m.spec.build(inputs, None, **m.kwargs).cast(pl.Float64).alias(k)
              for k, m in zip(names, ms, strict=True) if k not in areas]
 
-    def measured(scored: pl.LazyFrame, group: list[str], wanted: list[str]) -> pl.LazyFrame:
-        if w is None:
-            return score_measures(scored, group, pl.col(_POSITIVE), pl.col(_SCORE), wanted)
-        return weighted_score_measures(scored, group, wanted)
-
     wide = None
     if areas:
-        wide = multiclass_areas(work, keys, actual, pairs, w, areas, measured, (_POSITIVE, _SCORE))
+        wide = multiclass_areas(work, keys, actual, pairs, w, areas, *binary_areas(w is not None))
     if exprs:
         rest = work.group_by(keys).agg(exprs)
         wide = rest if wide is None else wide.join(rest, on=keys, how="left", nulls_equal=True)

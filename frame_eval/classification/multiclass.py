@@ -30,26 +30,33 @@ without negative rows, are null and left out of the averages, as elsewhere
 in this package; scikit-learn gives NaN for such a one-vs-rest ROC AUC (and
 0 for an AP). Every average adds its terms one by one in class order and
 divides once: the same bits for any row order, thread count and engine.
+
+The ROC AUC and AP expressions compute what the frame method computes, with
+its code: each group's rows (a null label, or a null or NaN score or weight
+in any of them, leave the row out) are packed into one value and handed to
+:func:`frame_eval.classification.grouped_multiclass.multiclass_areas`, which
+lays them out long and reads every class's (pair's) area from one sort.
+One Python call per group, a plan the size of one class; building one curve
+expression per class (or pair) instead made polars plan and run a tree that
+grows with the classes (seconds for 8 classes, minutes one-vs-one).
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 import polars as pl
 
-from frame_eval._float import pairwise_sum
 from frame_eval.classification.counts import (
     ACTUAL,
+    CHECKED_WEIGHT,
     parseable,
     ratio,
-    tally,
     weight_total,
     weighted,
 )
-from frame_eval.classification.curves import area_of, measure_from
 from frame_eval.registry import MeasureSpec, Param, measure, register
 
 __all__ = ["multiclass_average_precision", "multiclass_roc_auc", "top_k_accuracy"]
@@ -94,83 +101,59 @@ def check_ovo(multi_class: str, average: str, weight: str | None) -> None:
         raise ValueError("one-vs-one ROC AUC averages with 'macro' or 'weighted', not 'micro'")
 
 
-def _vector(values: list[pl.Expr]) -> pl.Expr:
-    out = values[0]
-    for v in values[1:]:
-        out = out.append(v)
-    return out
-
-
-def average_of(values: list[pl.Expr], supports: list[pl.Expr], average: str) -> pl.Expr:
-    """Macro (plain) or support-weighted mean of per-class ``values``, nulls left out; null if none.
-
-    As ``np.average``: the sums in NumPy's pairwise order, then one division."""
-    vec = _vector([v.cast(pl.Float64) for v in values])
-    defined = vec.is_not_null()
-    if average == "macro":
-        return ratio(pairwise_sum(vec.filter(defined)), defined.sum())
-    weights = _vector([s.cast(pl.Float64) for s in supports]).filter(defined)
-    kept = vec.filter(defined)
-    total = pairwise_sum(weights)
-    return pl.when(total > 0).then(pairwise_sum(kept * weights) / total)
-
-
-def _auc(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    return measure_from(label, value, weight, lambda pts: area_of("ROC_AUC", pts))
-
-
-def _ap(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    return measure_from(label, value, weight, lambda pts: area_of("average_precision", pts))
-
-
-def _flat(pairs: list[tuple[Any, str]], actual: str) -> tuple[pl.Expr, pl.Expr]:
-    """Every (row, class) pair as one binary problem: label == class, that class's score."""
-    label = _vector([pl.col(actual) == c for c, _ in pairs])
-    value = _vector([pl.col(col).cast(pl.Float64) for _, col in pairs])
-    return label, value
-
-
-def _weights(pairs: list[tuple[Any, str]], weight: str | None) -> pl.Expr | None:
-    return None if weight is None else _vector([pl.col(weight).cast(pl.Float64) for _ in pairs])
-
-
 def _inputs(columns: Any) -> tuple[str, list[tuple[Any, str]], str | None]:
     return columns.get("actual", ACTUAL), check_scores(columns["scores"]), columns.get("weight")
+
+
+_LABEL, _ALL = "__fe_label", "__fe_all"
+
+
+def _one_group_area(
+    packed: pl.Series, *, pairs: list[tuple[Any, str]], weighted_rows: bool, request: tuple[str, str, str]
+) -> pl.Series:
+    """The area ``request`` of one group's packed rows, by the frame method's code (grouped_multiclass)."""
+    from frame_eval.classification.evaluate import binary_areas  # (evaluate imports this module)
+    from frame_eval.classification.grouped_multiclass import multiclass_areas
+
+    rows = packed.explode().struct.unnest()
+    fields = [f"__fe_s{i}" for i in range(len(pairs))]
+    keep = pl.col(_LABEL).is_not_null()
+    for f in fields:
+        keep = keep & pl.col(f).is_not_null() & pl.col(f).is_not_nan()
+    if weighted_rows:
+        keep = keep & pl.col(CHECKED_WEIGHT).is_not_null()
+    work = rows.lazy().filter(keep).with_columns(pl.lit(0, pl.Int8).alias(_ALL))
+    areas = multiclass_areas(
+        work, [_ALL], _LABEL, [(c, f) for (c, _), f in zip(pairs, fields, strict=True)],
+        CHECKED_WEIGHT if weighted_rows else None, {"value": request}, *binary_areas(weighted_rows),
+    ).collect(engine="in-memory")
+    value = areas["value"][0] if areas.height else None
+    return pl.Series([value], dtype=pl.Float64)
+
+
+def _area_expr(columns: Any, name: str, multi_class: str, average: str) -> pl.Expr:
+    """``name`` (ROC_AUC or average_precision) per group: its rows packed, then the frame method's core."""
+    actual, pairs, weight = _inputs(columns)
+    fields = [pl.col(actual).alias(_LABEL)]
+    fields += [pl.col(col).cast(pl.Float64).alias(f"__fe_s{i}") for i, (_, col) in enumerate(pairs)]
+    if weight is not None:
+        fields.append(pl.col(weight).cast(pl.Float64).alias(CHECKED_WEIGHT))
+    run = functools.partial(
+        _one_group_area, pairs=pairs, weighted_rows=weight is not None, request=(name, multi_class, average)
+    )
+    value = pl.struct(fields).implode().map_batches(run, return_dtype=pl.Float64, returns_scalar=True)
+    return weighted(value, weight)
 
 
 def _build_roc_auc_multiclass(
     columns: Any, cutoff: float | None, *, multi_class: str, average: str
 ) -> pl.Expr:
-    actual, pairs, weight = _inputs(columns)
-    w = None if weight is None else pl.col(weight).cast(pl.Float64)
-    check_ovo(multi_class, average, weight)
-    if multi_class == "ovo":
-        values, supports = [], []
-        for (a, col_a), (b, col_b) in itertools.combinations(pairs, 2):
-            is_a, is_b = pl.col(actual) == a, pl.col(actual) == b
-            both = is_a | is_b
-            one = _auc(is_a.filter(both), pl.col(col_a).cast(pl.Float64).filter(both), None)
-            other = _auc(is_b.filter(both), pl.col(col_b).cast(pl.Float64).filter(both), None)
-            values.append((one + other) / 2.0)
-            supports.append(ratio(both.sum(), pl.len()))  # scikit-learn weighs a pair by its prevalence
-        return weighted(average_of(values, supports, average), weight)
-    if average == "micro":
-        label, value = _flat(pairs, actual)
-        return weighted(_auc(label, value, _weights(pairs, weight)), weight)
-    values = [_auc(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w) for c, col in pairs]
-    supports = [tally(pl.col(actual) == c, weight) for c, _ in pairs]
-    return weighted(average_of(values, supports, average), weight)
+    check_ovo(multi_class, average, columns.get("weight"))
+    return _area_expr(columns, "ROC_AUC", multi_class, average)
 
 
 def _build_average_precision_multiclass(columns: Any, cutoff: float | None, *, average: str) -> pl.Expr:
-    actual, pairs, weight = _inputs(columns)
-    w = None if weight is None else pl.col(weight).cast(pl.Float64)
-    if average == "micro":
-        label, value = _flat(pairs, actual)
-        return weighted(_ap(label, value, _weights(pairs, weight)), weight)
-    values = [_ap(pl.col(actual) == c, pl.col(col).cast(pl.Float64), w) for c, col in pairs]
-    supports = [tally(pl.col(actual) == c, weight) for c, _ in pairs]
-    return weighted(average_of(values, supports, average), weight)
+    return _area_expr(columns, "average_precision", "ovr", average)
 
 
 def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int) -> pl.Expr:

@@ -18,6 +18,16 @@ the probabilities (in [0, 1], summing to 1 within scikit-learn's tolerance).
   columns it halves the mean, as scikit-learn's ``scale_by_half="auto"`` does).
 - ``weight=``: a column of non-negative sample weights; the means become
   ``sum(w * term) / sum(w)`` (null when the weights sum to 0).
+- **Long layout** (``class_column=``): one row per (sample, class), ``prob``
+  the probability of that row's class and ``actual`` the sample's label on
+  each of its rows (its weight too). Log-loss reads the rows whose class is
+  the label: the wide layout's terms, so the same bits. Brier adds
+  ``w (y - p)^2`` over every row and divides by the samples' weight (rows
+  whose class is the label), halved when the group has two classes; its
+  terms are added sorted, as one sum, so it agrees with the wide layout
+  within 1e-15 relative rather than bit for bit. The frame method checks
+  the layout (every sample has every class of its group once, one label and
+  weight per sample, probabilities summing to 1).
 
 Both are null for a group without rows. Each row's term depends only on its
 label and probabilities, so the terms are sorted and added in NumPy's
@@ -82,6 +92,18 @@ def _class_rows(columns: Any) -> tuple[list[pl.Expr], list[pl.Expr], pl.Expr | N
     return hits, probs, w, len(classes)
 
 
+def _long_rows(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, pl.Expr]:
+    """Long layout: is the row's class the sample's label, its probability, its weight; rows kept as in
+    :func:`_rows`. The last item counts the group's classes."""
+    actual, klass, weight = columns.get("actual", ACTUAL), pl.col(columns["class"]), columns.get("weight")
+    p = pl.col(columns.get("score", PROB)).cast(pl.Float64)
+    keep = pl.col(actual).is_not_null() & klass.is_not_null() & p.is_not_nan()
+    if weight is not None:
+        keep = keep & pl.col(weight).is_not_null()
+    w = None if weight is None else pl.col(weight).cast(pl.Float64).filter(keep)
+    return (klass == pl.col(actual)).filter(keep), p.filter(keep), w, klass.filter(keep).n_unique()
+
+
 def mean_of(terms: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
     """``np.average(terms, weights=weight)`` of a group's terms, sorted first (any row order, same bits)."""
     if weight is None:
@@ -94,6 +116,9 @@ def _clipped(p: pl.Expr) -> pl.Expr:
 
 
 def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
+    if "class" in columns:  # long: the rows of each sample's own class
+        hit, p, w, _ = _long_rows(columns)
+        return mean_of(-_clipped(p.filter(hit)).log(), None if w is None else w.filter(hit))
     if "probs" in columns:
         hits, probs, w, _ = _class_rows(columns)
         given = pl.coalesce([pl.when(hit).then(p) for hit, p in zip(hits, probs, strict=True)])
@@ -104,6 +129,14 @@ def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
 
 
 def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
+    if "class" in columns:  # long: every row's squared gap, over the samples (their own class's rows)
+        hit, p, w, k = _long_rows(columns)
+        gap = hit.cast(pl.Float64) - p
+        if w is None:
+            mean = ratio(pairwise_sum((gap * gap).sort()), hit.sum().cast(pl.Int64))
+        else:
+            mean = ratio(pairwise_sum((gap * gap * w).sort()), pairwise_sum(w.filter(hit).sort()))
+        return pl.when(k == 2).then(mean * 0.5).when(k > 2).then(mean)  # scale_by_half="auto"; 1 class: null
     if "probs" in columns:
         hits, probs, w, k = _class_rows(columns)
         gaps = [hit.cast(pl.Float64) - p for hit, p in zip(hits, probs, strict=True)]
@@ -129,9 +162,21 @@ PROBABILITY_SPECS: Final = (LOG_LOSS, BRIER, ECE)  # measures that read probabil
 ProbArg = str | Mapping[Any, str]
 
 
-def prob_columns(prob: Any, positive: Any, weight: str | None) -> dict[str, Any]:
-    """The builders' columns for ``prob`` (one column, or ``{class label: column}``)."""
+def prob_columns(
+    prob: Any, positive: Any, weight: str | None, class_column: str | None = None
+) -> dict[str, Any]:
+    """The builders' columns for ``prob`` (one column, or ``{class label: column}``; with
+    ``class_column``, the long layout's probability column)."""
     columns: dict[str, Any] = {"weight": weight} if weight is not None else {}
+    if class_column is not None:
+        if not isinstance(prob, str) or not isinstance(class_column, str):
+            raise TypeError(
+                f"with class_column= (a row per sample and class), prob is the one column of the row's "
+                f"probability, got prob={prob!r}, class_column={class_column!r}"
+            )
+        if positive is not AUTO:
+            raise ValueError("with class_column=, every class has its rows; leave out positive=")
+        return {**columns, "score": prob, "class": class_column}
     if isinstance(prob, str):
         return {**columns, "score": prob, "positive": positive}
     if isinstance(prob, Mapping):
@@ -148,13 +193,21 @@ def prob_columns(prob: Any, positive: Any, weight: str | None) -> dict[str, Any]
     )
 
 
-def _expr(spec: MeasureSpec, actual: str, prob: Any, positive: Any, weight: str | None) -> pl.Expr:
+def _expr(
+    spec: MeasureSpec, actual: str, prob: Any, positive: Any, weight: str | None, class_column: str | None
+) -> pl.Expr:
     m = measure(spec, kind="classification")
-    return spec.build({"actual": actual, **prob_columns(prob, positive, weight)}, None).alias(m.name)
+    columns = prob_columns(prob, positive, weight, class_column)
+    return spec.build({"actual": actual, **columns}, None).alias(m.name)
 
 
 def log_loss(
-    actual: str = ACTUAL, prob: ProbArg = PROB, *, positive: Any = AUTO, weight: str | None = None
+    actual: str = ACTUAL,
+    prob: ProbArg = PROB,
+    *,
+    positive: Any = AUTO,
+    weight: str | None = None,
+    class_column: str | None = None,
 ) -> pl.Expr:
     """Log-loss (cross-entropy), scikit-learn's ``log_loss``: ``mean(-log(p))``.
 
@@ -173,6 +226,10 @@ def log_loss(
         The positive label (default ``True`` / ``1``); binary only.
     weight
         Optional column of non-negative sample weights (scikit-learn's ``sample_weight``).
+    class_column
+        Long layout: the column naming each row's class, one row per (sample,
+        class); ``prob`` is then that row's probability and ``actual`` the
+        sample's label, repeated on its rows (see the module docstring).
 
     Examples
     --------
@@ -187,12 +244,20 @@ def log_loss(
     >>> probs = {"a": "a", "b": "b", "c": "c"}
     >>> round(three.select(C.log_loss("y", probs)).item(), 6)  # -(ln .7 + ln .5 + ln .8) / 3
     0.424322
+    >>> long = three.with_row_index("id").unpivot(index=["id", "y"], variable_name="class", value_name="p")
+    >>> round(long.select(C.log_loss("y", "p", class_column="class")).item(), 6)
+    0.424322
     """
-    return _expr(LOG_LOSS, actual, prob, positive, weight)
+    return _expr(LOG_LOSS, actual, prob, positive, weight, class_column)
 
 
 def brier_score(
-    actual: str = ACTUAL, prob: ProbArg = PROB, *, positive: Any = AUTO, weight: str | None = None
+    actual: str = ACTUAL,
+    prob: ProbArg = PROB,
+    *,
+    positive: Any = AUTO,
+    weight: str | None = None,
+    class_column: str | None = None,
 ) -> pl.Expr:
     """Brier score, scikit-learn's ``brier_score_loss``: ``mean((y - p)^2)``.
 
@@ -215,5 +280,8 @@ def brier_score(
     ... })
     >>> round(three.select(C.brier_score("y", {"a": "a", "b": "b", "c": "c"})).item(), 6)
     0.193333
+    >>> long = three.with_row_index("id").unpivot(index=["id", "y"], variable_name="class", value_name="p")
+    >>> round(long.select(C.brier_score("y", "p", class_column="class")).item(), 6)
+    0.193333
     """
-    return _expr(BRIER, actual, prob, positive, weight)
+    return _expr(BRIER, actual, prob, positive, weight, class_column)

@@ -46,16 +46,6 @@ def _range_problem(frame: pl.LazyFrame, column: str) -> _checks.Problem:
     )
 
 
-def _weight_problems(frame: pl.LazyFrame, schema: pl.Schema, weight: str | None) -> list[Any]:
-    if weight is None:
-        return []
-    _checks.require_numeric(schema, weight, FRAME)
-    return [_checks.value_problem(
-        frame, pl.col(weight) < 0, f"negative sample weights in {FRAME} column {weight!r}",
-        "weights must be 0 or more (drop the rows instead of weighting them negatively)", value=weight,
-    )]
-
-
 def with_labels(prob: Any, labels: Sequence[Any] | None) -> Any:
     """``prob`` as given, or ``{label: column}`` from a list of columns and scikit-learn's ``labels=``."""
     if labels is None:
@@ -75,6 +65,17 @@ def with_labels(prob: Any, labels: Sequence[Any] | None) -> Any:
     return dict(zip(labels, prob, strict=True))
 
 
+def _measures(metrics: Any) -> list[Any]:
+    ms = resolve(PROBABILITY_DEFAULTS if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec not in PROBABILITY_SPECS:
+            raise ValueError(
+                f"{m.name} is not a probability score; probabilities() computes "
+                f"{', '.join(s.name for s in PROBABILITY_SPECS)} (see .ireval.scores and .ireval.rates)"
+            )
+    return ms
+
+
 def probabilities(
     frame: pl.LazyFrame,
     actual: str,
@@ -86,17 +87,21 @@ def probabilities(
     weight: str | None = None,
     labels: Sequence[Any] | None = None,
     shape: Any = "long",
+    sample: str | Sequence[str] | None = None,
+    class_column: str = "class",
 ) -> pl.LazyFrame:
-    """``[*by, metric, value]``: log-loss, Brier score or ECE of each group's probabilities."""
+    """``[*by, metric, value]``: log-loss, Brier score or ECE of each group's probabilities.
+
+    With ``sample`` the frame is long (a row per sample and class): see :func:`long_probabilities`.
+    """
+    if sample is not None:
+        return long_probabilities(
+            frame, actual, prob, by, sample=sample, class_column=class_column, metrics=metrics,
+            positive=positive, weight=weight, labels=labels, shape=shape,
+        )
     prob = with_labels(prob, labels)
     _front._check_shape(shape)
-    ms = resolve(PROBABILITY_DEFAULTS if metrics is None else metrics, "classification")
-    for m in ms:
-        if m.spec not in PROBABILITY_SPECS:
-            raise ValueError(
-                f"{m.name} is not a probability score; probabilities() computes "
-                f"{', '.join(s.name for s in PROBABILITY_SPECS)} (see .ireval.scores and .ireval.rates)"
-            )
+    ms = _measures(metrics)
     by = list(by)
     _front._check_by(by, ["metric", "value"])
     schema = frame.collect_schema()
@@ -113,7 +118,7 @@ def probabilities(
     checked_columns = _front._unique([*by, actual, *given, *extra])
     problems: list[Any] = _checks.null_problems(frame, checked_columns, FRAME)
     problems += [_range_problem(frame, c) for c in _front._unique(given)]
-    problems += _weight_problems(frame, schema, weight)
+    problems += _front.weight_problems(frame, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     chosen = {f"_m{i}": m for i, m in enumerate(ms)}
     if isinstance(prob, Mapping):
@@ -162,6 +167,169 @@ def probabilities(
     ]
     wide = scored.group_by(by).agg(exprs).sort(by) if by else scored.select(exprs)
     return _checks.attach(_front._shaped(wide, by, names, shape), problems)
+
+
+_KEY = "__frame_eval_sample"
+
+
+def long_probabilities(
+    frame: pl.LazyFrame,
+    actual: str,
+    prob: Any,
+    by: Sequence[str] = (),
+    *,
+    sample: str | Sequence[str],
+    class_column: str = "class",
+    metrics: Any = None,
+    positive: Any = AUTO,
+    weight: str | None = None,
+    labels: Sequence[Any] | None = None,
+    shape: Any = "long",
+) -> pl.LazyFrame:
+    """``[*by, metric, value]`` of a long frame: one row per (sample, class), ``prob`` the probability of
+    the row's class, ``actual`` (and ``weight``) the sample's, repeated on each of its rows.
+
+    The classes of a group are the values of ``class_column`` in it (or ``labels``, when given). Checked
+    when the result is collected: every sample of a group has a row for each of its classes, exactly once
+    (at least 2 classes); a sample's rows agree on the label and the weight; the label is one of the
+    classes; probabilities lie in [0, 1] and each sample's add to 1 within scikit-learn's tolerance.
+    """
+    samples = [sample] if isinstance(sample, str) else list(sample)
+    if not samples or not all(isinstance(c, str) for c in samples):
+        raise TypeError(f"sample must name the column(s) that identify a sample, got {sample!r}")
+    if not isinstance(prob, str):
+        raise TypeError(
+            f"with sample= (a row per sample and class), prob is the one column of each row's probability, "
+            f"got {prob!r}; for a column per class, leave out sample="
+        )
+    _front._check_shape(shape)
+    ms = _measures(metrics)
+    if any(m.spec not in (LOG_LOSS, BRIER) for m in ms):
+        raise ValueError("ECE reads one probability column of a binary problem; pass prob='<column>' "
+                         "without sample=")
+    by = list(by)
+    _front._check_by(by, ["metric", "value", _KEY, _SUM])
+    columns = prob_columns(prob, positive, weight, class_column)
+    schema = frame.collect_schema()
+    extra = [weight] if weight is not None else []
+    used = _front._unique([*by, *samples, class_column, actual, prob, *extra])
+    _checks.require_columns(
+        schema, used, FRAME,
+        "pass actual=, prob=, sample=, class_column=, weight= or by= with your column names",
+    )
+    _front._common_label_dtype(schema, actual, class_column)
+    _checks.require_numeric(schema, prob, FRAME)
+    problems: list[Any] = _checks.null_problems(frame, [c for c in used if c != weight], FRAME)
+    problems += _front.weight_problems(frame, weight)
+    problems.append(_range_problem(frame, prob))
+    if labels is not None:
+        labels = list(labels)
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels= holds a label twice: {labels!r}")
+        dtype = schema[class_column]
+        for label in labels:
+            _front._check_label(dtype, label, class_column, "labels")
+        problems.append(_checks.value_problem(
+            frame, ~pl.col(class_column).is_in(labels),
+            f"classes in {FRAME} column {class_column!r} that labels={labels!r} does not list",
+            "add them to labels=, or drop their rows", value=class_column,
+        ))
+    group = [*by, *samples]
+    shown = pl.col(samples[0]) if len(samples) == 1 else pl.struct(samples)
+    keyed = frame.with_columns(shown.alias(_KEY))
+
+    def sample_problem(bad: pl.Expr, describe: str, fix: str, value: str = _KEY) -> _checks.Problem:
+        return _checks.value_problem(keyed, bad, describe, fix, value=value)
+
+    where = f"{FRAME} columns {samples}" if len(samples) > 1 else f"{FRAME} column {samples[0]!r}"
+    problems.append(sample_problem(
+        pl.len().over([*group, class_column]) > 1,
+        f"rows of a sample (in {where}) that give its class in column {class_column!r} more than once; "
+        f"the value shown is the sample",
+        "keep one row per sample and class",
+    ))
+    n_classes = _class_count(class_column, by, labels)
+    problems.append(sample_problem(
+        n_classes < 2, f"rows of groups with fewer than 2 classes in {FRAME} column {class_column!r}",
+        "log-loss and Brier need at least 2 classes: give each sample a row per class", value=class_column,
+    ))
+    problems.append(_missing_class_problem(keyed, group, class_column, by, labels, where))
+    problems.append(sample_problem(
+        pl.col(actual).n_unique().over(group) > 1,
+        f"rows of samples whose rows do not all give the same label in {FRAME} column {actual!r}; "
+        f"the value shown is the sample",
+        f"{actual!r} is the sample's actual class: repeat the same label on each of its rows",
+    ))
+    problems.append(sample_problem(
+        (pl.col(class_column) == pl.col(actual)).sum().over(group) == 0,
+        f"labels in {FRAME} column {actual!r} that are none of the sample's classes in column "
+        f"{class_column!r}", "give every class the label can take a row of its own", value=actual,
+    ))
+    if weight is not None:
+        problems.append(sample_problem(
+            pl.col(weight).n_unique().over(group) > 1,
+            f"rows of samples whose rows do not all give the same weight in {FRAME} column {weight!r}; "
+            f"the value shown is the sample",
+            "a sample weight is the sample's: repeat it on each of its rows",
+        ))
+    total = pl.col(prob).cast(pl.Float64).sort().cum_sum().last().over(group)
+    summed = keyed.with_columns(total.alias(_SUM))
+    problems.append(_checks.value_problem(
+        summed, (pl.col(_SUM) - 1.0).abs() > SUM_TOLERANCE,
+        f"rows of samples whose probabilities in {FRAME} column {prob!r} do not sum to 1 over the classes "
+        f"(within {SUM_TOLERANCE:.3g}, scikit-learn's tolerance; the value shown is the sample's sum, in "
+        f"{where})", "give every class its row, or divide each sample's probabilities by their sum",
+        value=_SUM,
+    ))
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    spec_columns = {"actual": actual, **columns}
+    exprs = [
+        m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k)
+        for k, m in zip(names, ms, strict=True)
+    ]
+    rows = frame.select(_front._unique([*by, actual, class_column, prob, *extra]))
+    wide = rows.group_by(by).agg(exprs).sort(by) if by else rows.select(exprs)
+    return _checks.attach(_front._shaped(wide, by, names, shape), problems)
+
+
+def _class_count(class_column: str, by: list[str], labels: list[Any] | None) -> pl.Expr:
+    """The number of classes of each row's group: of ``labels``, or the group's distinct classes."""
+    if labels is not None:
+        return pl.lit(len(labels))
+    count = pl.col(class_column).n_unique()
+    return count.over(by) if by else count
+
+
+def _missing_class_problem(
+    keyed: pl.LazyFrame, group: list[str], class_column: str, by: list[str], labels: list[Any] | None,
+    where: str,
+) -> _checks.Problem:
+    """Samples with fewer rows than their group has classes; the message names the first such sample,
+    its first row (0-based) and a class it has no row for."""
+    missing = pl.len().over(group) < _class_count(class_column, by, labels)
+    counted = _checks.value_problem(keyed, missing, "", "")
+
+    def explain(count: int) -> str:
+        n, row, sample = _checks.first_rows(keyed, missing, _KEY)
+        if n == 0:
+            return ""
+        first = keyed.with_row_index("__frame_eval_at").filter(pl.col("__frame_eval_at") == row).collect()
+        first_row = first.row(0, named=True)
+        in_group = pl.all_horizontal([pl.col(b) == first_row[b] for b in by]) if by else pl.lit(True)
+        classes = labels if labels is not None else (
+            keyed.filter(in_group).select(pl.col(class_column).unique().sort()).collect().to_series().to_list()
+        )
+        same = pl.all_horizontal([pl.col(c) == first_row[c] for c in group])
+        has = set(keyed.filter(same).select(class_column).collect().to_series().to_list())
+        lacking = [c for c in classes if c not in has]
+        return (
+            f"{n} rows of samples (in {where}) without a row for every class of their group in column "
+            f"{class_column!r} (first at row {row}, counting from 0: sample {sample!r}, which has no row "
+            f"for class {lacking[0]!r}); give every sample one row per class (probability 0 for a class "
+            f"it rules out)"
+        )
+
+    return _checks.Problem(counted.frame, explain)
 
 
 CALIBRATION_COLUMNS: Final = ("bin", "count", "mean_predicted", "fraction_positive")
