@@ -267,13 +267,22 @@ def _micro_summary(
 
 def summary_of(
     wide: pl.LazyFrame, pairs: Sequence[tuple[Measure, str]], cols: RunColumns, shape: Shape,
-    aggregate: Aggregate | None,
+    aggregate: Aggregate | None, *, ci: float | None = None, ci_method: Literal["t", "bootstrap"] = "t",
+    n_resamples: int = 10_000, seed: int = 0,
 ) -> pl.LazyFrame:
-    """The summary of :func:`per_query_wide`'s frame (built with ``micro=True`` for ``"micro"``).
+    """The summary of :func:`per_query_wide`'s frame (built with ``micro=True`` for ``"micro"``),
+    with the intervals of :func:`summarize` when ``ci`` is given (long shape; options checked there).
 
     The step after the per-query values, on its own so that an engine that computes those values
     elsewhere (Spark, Dask: :mod:`frame_eval.engines`) summarizes them with the same arithmetic.
     """
+    if ci is not None and shape == "long":
+        long = summary_of(wide, pairs, cols, shape, aggregate)
+        if ci_method == "t":
+            bounds = _t_intervals(wide, pairs, cols, ci)
+        else:
+            bounds = _bootstrap_intervals(wide, pairs, cols, ci, n_resamples, seed)
+        return long.join(bounds, on=[*cols.by, "metric"], how="left", maintain_order="left")
     if aggregate == "micro":
         aggs = []
         for _, label in pairs:
@@ -427,14 +436,8 @@ def summarize(
         run, qrels, pairs, cols, complete=complete, depth=depth, duplicates=duplicates, strict=strict,
         judged_only=judged_only, rel=rel, collection_size=collection_size, ties=ties, scale=scale,
     ).cache()  # read by the summary and, with ci, by the intervals
-    long = summary_of(wide, pairs, cols, shape, aggregate)
-    if ci is None or shape == "wide":
-        return long
-    if ci_method == "t":
-        bounds = _t_intervals(wide, pairs, cols, ci)
-    else:
-        bounds = _bootstrap_intervals(wide, pairs, cols, ci, n_resamples, seed)
-    return long.join(bounds, on=[*cols.by, "metric"], how="left", maintain_order="left")
+    return summary_of(wide, pairs, cols, shape, aggregate, ci=ci, ci_method=ci_method,
+                      n_resamples=n_resamples, seed=seed)
 
 
 def _t_intervals(

@@ -286,6 +286,27 @@ _INT64_MAX = 2**63 - 1
 _RANK_LIMIT = 2**32 - 1  # ranks are UInt32: a cutoff or depth beyond it limits nothing
 
 
+def mostly_unjudged(judged: pl.Expr, queries: pl.Expr) -> pl.Expr:
+    """True when fewer than half of ``queries`` run queries have judgements (``judged`` of them):
+    the overlap check of :func:`_overlap_problem`, also applied by :mod:`frame_eval.engines`."""
+    return judged * 2 < queries
+
+
+def overlap_message(judged: int, queries: int, qrels_queries: int, example_run: object,
+                    example_qrels: object) -> str:
+    """The overlap check's message: ``judged`` of the run's ``queries`` query ids appear among the
+    ``qrels_queries`` ids of the qrels; the examples are the first run id without judgements and
+    the first qrels id in sorted order (``None``: there is none)."""
+    run_example = "none" if example_run is None else repr(example_run)
+    qrels_example = "none (the qrels are empty)" if example_qrels is None else repr(example_qrels)
+    return (
+        f"only {judged} of the run's {queries} queries have judgements in the qrels "
+        f"({qrels_queries} queries); queries without judgements are not evaluated. "
+        f"Run query ids look like {run_example}, qrels ids like {qrels_example}: check that both "
+        f"name queries the same way (strict=True makes this an error)"
+    )
+
+
 def _overlap_problem(
     run_queries: pl.LazyFrame, judged_queries: pl.LazyFrame, query_id: str, strict: bool
 ) -> _checks.Problem:
@@ -295,7 +316,7 @@ def _overlap_problem(
     # judged_queries holds each id once, so the left join keeps one row per run query
     judged = judged_queries.with_columns(pl.lit(True).alias(_JUDGED))
     tally = run_ids.join(judged, on=query_id, how="left").select(
-        count=(pl.col(_JUDGED).count() * 2 < pl.len()).cast(pl.UInt64)
+        count=mostly_unjudged(pl.col(_JUDGED).count(), pl.len()).cast(pl.UInt64)
     )
 
     def explain(count: int) -> str:
@@ -303,14 +324,9 @@ def _overlap_problem(
         qrels_side = judged_queries.sort(query_id).collect().get_column(query_id)
         common = run_side.is_in(qrels_side.implode()).sum()
         only_run = run_side.filter(~run_side.is_in(qrels_side.implode()))
-        example_run = repr(only_run[0]) if only_run.len() else "none"
-        example_qrels = repr(qrels_side[0]) if qrels_side.len() else "none (the qrels are empty)"
-        return (
-            f"only {common} of the run's {run_side.len()} queries have judgements in the qrels "
-            f"({qrels_side.len()} queries); queries without judgements are not evaluated. "
-            f"Run query ids look like {example_run}, qrels ids like {example_qrels}: check that both "
-            f"name queries the same way (strict=True makes this an error)"
-        )
+        return overlap_message(common, run_side.len(), qrels_side.len(),
+                               only_run[0] if only_run.len() else None,
+                               qrels_side[0] if qrels_side.len() else None)
 
     return _checks.Problem(tally, explain, warn=not strict)
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -19,17 +24,6 @@ def _dask(frame: pl.DataFrame, partitions: int = 3) -> Any:
 
 def _polars(frame: Any) -> pl.DataFrame:
     return pl.from_pandas(frame.compute())
-
-
-@pytest.fixture
-def one_thread() -> Any:
-    """Dask's synchronous scheduler, for tests whose compute raises: with threads, the other tasks
-    of a failed compute keep running after the error and can block the next test's polars calls
-    (seen once in CI; the closing note of 2026-11-23 records it)."""
-    import dask
-
-    with dask.config.set(scheduler="synchronous"):
-        yield
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +104,7 @@ def test_classification_methods_equal_polars() -> None:
     assert_same(_polars(fe.dask.rates(frame, "label", "pred")), predictions.ireval.rates("label", "pred"))
 
 
-def test_data_errors_raise_at_compute_and_schema_errors_at_once(case: tuple, one_thread: None) -> None:
+def test_data_errors_raise_at_compute_and_schema_errors_at_once(case: tuple) -> None:
     run, qrels, drun, dqrels = case
     nulls = run.with_columns(score=pl.when(pl.col("doc_id") == "d3").then(None).otherwise(pl.col("score")))
     planned = fe.dask.evaluate(_dask(nulls), dqrels, ["AP"], by="system")  # nothing computed yet
@@ -123,13 +117,11 @@ def test_data_errors_raise_at_compute_and_schema_errors_at_once(case: tuple, one
     with pytest.raises(ValueError) as dask_error:
         fe.dask.evaluate(drun, dqrels, ["AP"], doc_id="document")
     assert str(dask_error.value) == str(polars_error.value)
-    with pytest.raises(ValueError, match="strict=True is not available on Dask"):
-        fe.dask.summarize(drun, dqrels, ["AP"], strict=True)
     with pytest.raises(TypeError, match=r"dask\.dataframe\.DataFrame"):
         fe.dask.evaluate(run, dqrels, ["AP"])
 
 
-def test_nothing_is_computed_before_the_caller_computes(case: tuple, one_thread: None) -> None:
+def test_nothing_is_computed_before_the_caller_computes(case: tuple) -> None:
     _, _, drun, dqrels = case
 
     def exploding(part: Any) -> Any:
@@ -144,7 +136,7 @@ def test_nothing_is_computed_before_the_caller_computes(case: tuple, one_thread:
         planned.compute()
 
 
-def test_buckets_holding_only_unjudged_queries_still_check_their_rows(case: tuple, one_thread: None) -> None:
+def test_buckets_holding_only_unjudged_queries_still_check_their_rows(case: tuple) -> None:
     run, qrels, drun, dqrels = case
     measures = ["AP", "RBP", "RBP_resid", "nDCG@10"]
     ours = _polars(fe.dask.evaluate(drun, dqrels, measures, by="system", buckets=40))
@@ -165,3 +157,73 @@ def test_fix_hints_speak_pandas(case: tuple) -> None:
         fe.dask.evaluate(text_scores, dqrels, ["AP"], by="system")
     assert "pl." not in str(caught.value)
     assert "df['score'].astype('float64')" in str(caught.value)
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system", "ci": 0.9},
+    {"ci": 0.95, "ci_method": "bootstrap", "n_resamples": 300, "seed": 7},
+])
+def test_summary_intervals_equal_polars(case: tuple, options: dict[str, Any]) -> None:
+    pytest.importorskip("scipy", reason='intervals need the [stats] extra (pip install "frame-eval[stats]")')
+    run, qrels, drun, dqrels = case
+    if "by" not in options:
+        run, drun = run.filter(pl.col("system") == "s2"), drun[drun["system"] == "s2"]
+    measures = ["AP", "nDCG@10", "P@5", "NumRet", "gm_map"]
+    ours = _polars(fe.dask.summarize(drun, dqrels, measures, **options))
+    assert_same(ours, run.ireval.summarize(qrels, measures, **options))
+
+
+def test_strict_checks_the_whole_run_at_compute(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    # most buckets hold queries without judgements, the run as a whole is mostly judged: no error
+    ours = _polars(fe.dask.evaluate(drun, dqrels, ["AP", "P@5"], by="system", strict=True, buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, ["AP", "P@5"], by="system", strict=True))
+    renamed = run.with_columns(pl.when(pl.col("query_id") != "q1").then(pl.col("query_id") + "x")
+                               .otherwise(pl.col("query_id")).alias("query_id"))
+    with pytest.raises(ValueError) as polars_error:
+        renamed.ireval.summarize(qrels, ["AP"], by="system", strict=True)
+    for method in ("evaluate", "summarize", "judge"):
+        arguments = () if method == "judge" else (["AP"],)
+        planned = getattr(fe.dask, method)(_dask(renamed), dqrels, *arguments, by="system", strict=True)
+        with pytest.raises(ValueError) as caught:
+            planned.compute()
+        assert str(caught.value) == str(polars_error.value)
+
+
+HANG = """
+import polars as pl, dask.dataframe as dd
+import frame_eval as fe
+from engine_cases import all_trec, ranking_case
+
+run, qrels = ranking_case(12, queries=400)
+nulls = run.with_columns(score=pl.when(pl.col("doc_id") == "d3").then(None).otherwise(pl.col("score")))
+bad = fe.dask.evaluate(dd.from_pandas(nulls.to_pandas(), npartitions=8),
+                       dd.from_pandas(qrels.to_pandas(), npartitions=4), all_trec(), by="system", buckets=40)
+for attempt in range(4):
+    try:
+        bad.compute(scheduler="threads")
+    except ValueError:
+        pass
+    else:
+        raise SystemExit("the compute should have failed")
+    for _ in range(3):  # the next polars calls, while the failed compute's other tasks may still run
+        run.ireval.evaluate(qrels, all_trec(), by="system")
+        run.to_pandas(use_pyarrow_extension_array=True)
+print("finished")
+"""
+
+
+def test_a_failed_threaded_compute_leaves_polars_usable() -> None:
+    """Dask's threaded scheduler raises a compute's first error at once, leaving the tasks it has
+    handed to threads running. Those used to convert their results with polars' to_pandas, which
+    holds the GIL while it waits for polars' thread pool: with the caller's next frame_eval plan
+    (which calls Python) on that pool, both waited forever. In a subprocess, so a hang fails."""
+    tests = Path(__file__).parent
+    env_path = os.pathsep.join([str(tests.parent), str(tests)])
+    try:
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(HANG)], capture_output=True, text=True,
+                              timeout=240, env={**os.environ, "PYTHONPATH": env_path})
+    except subprocess.TimeoutExpired:
+        pytest.fail("polars calls after a failed threaded Dask compute hung (deadlock)")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("finished")

@@ -177,17 +177,18 @@ def test_data_errors_raise_when_the_job_runs_with_the_polars_text(case: tuple, s
         assert expected.split(" ", 1)[1] in str(caught.value)
 
 
-def test_schema_errors_raise_at_once_and_options_engines_cannot_honour(case: tuple) -> None:
+def test_schema_and_option_errors_raise_at_once(case: tuple) -> None:
     run, qrels, srun, sqrels = case
     with pytest.raises(ValueError) as polars_error:
         run.ireval.evaluate(qrels, ["AP"], score="points")
     with pytest.raises(ValueError) as spark_error:
         fe.spark.evaluate(srun, sqrels, ["AP"], score="points")
     assert str(spark_error.value) == str(polars_error.value)
-    with pytest.raises(ValueError, match="strict=True is not available on Spark"):
-        fe.spark.evaluate(srun, sqrels, ["AP"], strict=True)
-    with pytest.raises(ValueError, match="ci= is not available on Spark"):
-        fe.spark.summarize(srun, sqrels, ["AP"], ci=0.95)
+    with pytest.raises(ValueError) as polars_error:
+        run.ireval.summarize(qrels, ["AP"], ci=0.95, shape="wide")
+    with pytest.raises(ValueError) as spark_error:
+        fe.spark.summarize(srun, sqrels, ["AP"], ci=0.95, shape="wide")
+    assert str(spark_error.value) == str(polars_error.value)
     with pytest.raises(TypeError, match=r"pyspark\.sql\.DataFrame"):
         fe.spark.evaluate(run, sqrels, ["AP"])
 
@@ -224,3 +225,39 @@ def test_fix_hints_speak_spark(case: tuple, spark: Any) -> None:
     assert str(caught.value) == (
         "run column 'score' must be numeric, got string; cast it, e.g. F.col('score').cast('double')"
     )
+
+
+@pytest.mark.parametrize("options", [
+    {"by": "system", "ci": 0.9},
+    {"ci": 0.95, "ci_method": "bootstrap", "n_resamples": 300, "seed": 7},
+])
+def test_summary_intervals_equal_polars(case: tuple, options: dict[str, Any]) -> None:
+    pytest.importorskip("scipy", reason='intervals need the [stats] extra (pip install "frame-eval[stats]")')
+    run, qrels, srun, sqrels = case
+    if "by" not in options:
+        run, srun = run.filter(pl.col("system") == "s2"), srun.filter("system = 's2'")
+    measures = ["AP", "nDCG@10", "P@5", "NumRet", "gm_map"]
+    ours = _polars(fe.spark.summarize(srun, sqrels, measures, **options))
+    assert_same(ours, run.ireval.summarize(qrels, measures, **options))
+
+
+def test_strict_checks_the_whole_run_when_the_job_runs(case: tuple, spark: Any) -> None:
+    run, qrels, srun, sqrels = case
+    # most buckets hold queries without judgements, the run as a whole is mostly judged: no error
+    ours = _polars(fe.spark.evaluate(srun, sqrels, ["AP", "P@5"], by="system", strict=True, buckets=40))
+    assert_same(ours, run.ireval.evaluate(qrels, ["AP", "P@5"], by="system", strict=True))
+    # ids spelled differently on the two sides for most queries: the polars error, from the job
+    renamed = run.with_columns(pl.when(pl.col("query_id") != "q1").then(pl.col("query_id") + "x")
+                               .otherwise(pl.col("query_id")).alias("query_id"))
+    with pytest.raises(ValueError) as polars_error:
+        renamed.ireval.summarize(qrels, ["AP"], by="system", strict=True)
+    for method in ("evaluate", "summarize", "judge"):
+        arguments = () if method == "judge" else (["AP"],)
+        planned = getattr(fe.spark, method)(_spark(spark, renamed), sqrels, *arguments, by="system",
+                                            strict=True)
+        with pytest.raises(Exception, match="ValueError") as caught:
+            planned.collect()
+        assert str(polars_error.value) in str(caught.value)
+    with pytest.warns(UserWarning, match="only 1 of the run's"):  # without strict: a warning in polars,
+        renamed.ireval.evaluate(qrels, ["AP"], by="system")      # nothing on Spark (see the README)
+    assert fe.spark.evaluate(_spark(spark, renamed), sqrels, ["AP"], by="system").count() > 0

@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from frame_eval import evaluate as _core
-from frame_eval.judged import RunColumns, as_by
+from frame_eval.judged import RunColumns, as_by, mostly_unjudged, overlap_message
 from frame_eval.polars_ns import IREvalNamespace
 
 BUCKET = "__frame_eval_bucket"
@@ -36,7 +36,8 @@ FrameStep = Callable[[pl.LazyFrame, tuple[str, ...]], pl.LazyFrame]
 
 def _quiet(frame: pl.LazyFrame) -> pl.DataFrame:
     """Collect without the 'mostly unjudged' warning: within one bucket the share of judged
-    queries says nothing about the run (see ``strict`` in :func:`ranking_plan`)."""
+    queries says nothing about the run (``strict=True`` checks the whole run instead:
+    :func:`overlap_counts`, :func:`overlap_check`)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning, message="only .* queries have judgements")
         return frame.collect()
@@ -62,6 +63,7 @@ class RankingPlan:
     by: tuple[str, ...]
     per_system: bool  # complete with by: the qrels carry the by columns, groups are (system, bucket)
     qrels_columns: tuple[str, ...]
+    strict: bool  # the engine adds the overlap check over all buckets (overlap_counts, overlap_check)
     summary: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     summary_schema: pl.Schema | None = None
 
@@ -74,22 +76,11 @@ def _columns(options: dict[str, Any]) -> RunColumns:
 
 
 def ranking_plan(
-    method: str, run: pl.DataFrame, qrels: pl.DataFrame, measures: Any, options: dict[str, Any], engine: str
+    method: str, run: pl.DataFrame, qrels: pl.DataFrame, measures: Any, options: dict[str, Any]
 ) -> RankingPlan:
-    """The plan of ``.ireval.<method>`` (``judge``, ``evaluate`` or ``summarize``) on ``engine``;
+    """The plan of ``.ireval.<method>`` (``judge``, ``evaluate`` or ``summarize``) on an engine;
     ``run`` and ``qrels`` are empty frames of the inputs' schemas."""
     options = dict(options)
-    if options.get("strict"):
-        raise ValueError(
-            f"strict=True is not available on {engine}: the share of judged queries is a property of the "
-            f"whole run, and each {engine} group holds a few queries; check the overlap of the query ids "
-            f"yourself (an anti-join of the run's and the qrels' ids)"
-        )
-    if options.get("ci") is not None:
-        raise ValueError(
-            f"ci= is not available on {engine}; evaluate per query there and compute intervals from the "
-            f"per-query values with frame_eval.compare.intervals on one machine"
-        )
     # the polars front end validates every option and the schemas, and gives the result's schema
     namespace = run.lazy().ireval
     args = (qrels.lazy(),) if method == "judge" else (qrels.lazy(), measures)
@@ -97,6 +88,9 @@ def ranking_plan(
     cols = _columns(options)
     by = cols.by
     options.pop("by", None)
+    # the overlap check reads every query of the run: the engine runs it over all buckets
+    # (overlap_counts, then overlap_check); within one bucket it would mean nothing
+    strict = bool(options.pop("strict", False))
     complete = bool(options.get("complete", False))
     qrels_columns = (cols.query_id, cols.doc_id, cols.relevance)
 
@@ -112,6 +106,7 @@ def ranking_plan(
         kept.update({k: options[k] for k in keys if k in options})
         aggregate = options.get("aggregate")
         shape = options.get("shape", "long")
+        intervals = {k: options[k] for k in ("ci", "ci_method", "n_resamples", "seed") if k in options}
         pairs = _core.labelled(measures, labels=options.get("labels", "canonical"),
                                names=options.get("names", "canonical"))
 
@@ -120,12 +115,12 @@ def ranking_plan(
             return _core.per_query_wide(r, q, pairs, columns, micro=aggregate == "micro", **kept)
 
         def summary(wide: pl.DataFrame) -> pl.DataFrame:
-            return _core.summary_of(wide.lazy(), pairs, cols, shape, aggregate).collect()
+            return _core.summary_of(wide.lazy(), pairs, cols, shape, aggregate, **intervals).collect()
 
         step = per_bucket(values, by, complete, cols.query_id, checks)
         wide_schema = values(run.lazy(), qrels.lazy(), by).collect_schema()
         return RankingPlan(step, wide_schema, cols.query_id, by, complete and bool(by), qrels_columns,
-                           summary, schema)
+                           strict, summary, schema)
 
     def call(r: pl.LazyFrame, q: pl.LazyFrame, by_: tuple[str, ...]) -> pl.LazyFrame:
         target: IREvalNamespace[pl.LazyFrame] = r.ireval
@@ -134,7 +129,7 @@ def ranking_plan(
 
     return RankingPlan(per_bucket(call, by, complete, cols.query_id, checks if method != "judge" else None),
                        schema, cols.query_id, by, complete and bool(by),
-                       qrels_columns)
+                       qrels_columns, strict)
 
 
 def per_bucket(
@@ -194,6 +189,50 @@ def _nothing_evaluated(run: pl.LazyFrame, qrels: pl.LazyFrame, query_id: str, co
         return judged.is_empty()
     ran = run.select(pl.col(query_id).cast(pl.String)).collect().to_series()
     return not ran.is_in(judged.implode()).any()
+
+
+def overlap_counts(run: pl.DataFrame, qrels: pl.DataFrame, query_id: str) -> pl.DataFrame:
+    """One bucket's part of the overlap check of ``strict=True``: its run's distinct query ids
+    (``queries``), how many of them the qrels judge (``judged``), the qrels' distinct ids
+    (``qrels_queries``), the first run id without judgements and the first qrels id. A query's
+    rows all fall in one bucket, so over buckets the counts add up and the firsts are minima
+    (:func:`overlap_check`).
+
+    >>> run = pl.DataFrame({"query_id": ["q2", "q1", "q1", "q3"]})
+    >>> overlap_counts(run, pl.DataFrame({"query_id": ["q1", "q9"]}), "query_id").row(0)
+    (3, 1, 2, 'q2', 'q1')
+    """
+    run_ids = run.select(pl.col(query_id).unique())
+    qrels_ids = qrels.select(pl.col(query_id).unique())
+    judged = pl.col(query_id).cast(pl.String).is_in(qrels_ids[query_id].cast(pl.String).implode())
+    return pl.DataFrame({
+        "queries": [run_ids.height], "judged": [run_ids.filter(judged).height],
+        "qrels_queries": [qrels_ids.height],
+        "first_unjudged": run_ids.filter(~judged).select(pl.col(query_id).min()).to_series(),
+        "first_qrels": qrels_ids.select(pl.col(query_id).min()).to_series(),
+    }, schema_overrides={"queries": pl.Int64, "judged": pl.Int64, "qrels_queries": pl.Int64})
+
+
+def overlap_check(counts: pl.DataFrame) -> pl.DataFrame:
+    """The buckets' :func:`overlap_counts` added up: raises the polars front end's ``strict=True``
+    error (the same test and text) when fewer than half of the run's queries have judgements;
+    else one row, ``checked`` true, for the engine to attach the check to its result.
+
+    >>> counts = pl.DataFrame({"queries": [2, 1], "judged": [1, 1], "qrels_queries": [1, 1],
+    ...                        "first_unjudged": ["q2", None], "first_qrels": ["q1", "q3"]})
+    >>> overlap_check(counts)["checked"].item()
+    True
+    >>> overlap_check(counts.with_columns(judged=0))
+    Traceback (most recent call last):
+    ...
+    ValueError: only 0 of the run's 3 queries have judgements in the qrels (2 queries); ...
+    """
+    totals = counts.select(
+        pl.col("judged", "queries", "qrels_queries").sum(), pl.col("first_unjudged", "first_qrels").min()
+    )
+    if totals.select(mostly_unjudged(pl.col("judged"), pl.col("queries"))).item():
+        raise ValueError(overlap_message(*totals.row(0)))
+    return pl.DataFrame({"checked": [True]})
 
 
 @dataclass(frozen=True)

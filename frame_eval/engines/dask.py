@@ -18,7 +18,15 @@ Values equal the polars ones exactly.
   row number there counts within one partition, the values shown identify the row.
 - Result columns are pandas columns backed by Arrow (``int64[pyarrow]``,
   ``string[pyarrow]``...), so nullable integers (``rank``) stay integers. Rows come in no
-  particular order. ``strict=True`` and ``summarize(ci=...)`` are not available.
+  particular order. ``strict=True`` checks the whole run (counted per bucket, added up in
+  one task, the polars error at ``compute()``); ``summarize(ci=...)`` gives the polars
+  intervals.
+- Any scheduler works. On the threaded one (the default), frame_eval's tasks take turns in
+  polars (which uses every core for each), convert their results without holding the GIL
+  while polars' threads work, and after one of an evaluation's tasks has failed the others
+  stop before polars: Dask raises a compute's first error while the tasks it has started
+  go on, and those must not block the caller's next polars calls. A result whose compute
+  failed raises that error again when computed again; build it anew to retry.
 - Needs ``pip install "frame-eval[dask]"``.
 """
 
@@ -69,33 +77,58 @@ def _empty(frame: DataFrame) -> pl.DataFrame:
 
 
 def _pandas(frame: pl.DataFrame) -> pd.DataFrame:
-    return frame.to_pandas(use_pyarrow_extension_array=True)
+    import pandas as pd
+
+    # through pyarrow, not DataFrame.to_pandas: that one holds the GIL while it waits for polars'
+    # thread pool, so it deadlocks when the pool is running a plan of another thread that calls
+    # Python (frame_eval's plans do), as a leftover task of a failed compute would be (see below)
+    return frame.to_arrow().to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def _from_pandas(frame: pd.DataFrame) -> pl.DataFrame:
     return pl.from_pandas(frame).drop(_grouped.BUCKET, strict=False)
 
 
-# One polars evaluation at a time per process: polars runs each on all cores already, and two
-# Dask threads in polars at once can deadlock (a Python function inside a polars plan waits for
-# the GIL held by a thread that waits for polars' thread pool).
+# One polars evaluation at a time per process: polars runs each on all cores already.
 _POLARS = threading.Lock()
 
 
-def _one_at_a_time(step: Callable[..., pl.DataFrame], frames: tuple[pd.DataFrame, ...]) -> pd.DataFrame:
+class _Failed:
+    """The first error of one evaluation's tasks. Dask's threaded scheduler raises the first
+    error of a compute at once and leaves the tasks already handed to its threads running; once
+    one of ours has failed, the others give up before touching polars, so no polars work of a
+    failed compute goes on beside the caller's next polars calls."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+
+
+def _one_at_a_time(step: Callable[..., pl.DataFrame], frames: tuple[pd.DataFrame, ...],
+                   failed: _Failed) -> pd.DataFrame:
     # module level, so a pickled step refers to the lock by name instead of carrying it
     with _POLARS:
-        return _pandas(step(*[_from_pandas(f) for f in frames]))
+        if failed.error is not None:
+            raise failed.error
+        try:
+            return _pandas(step(*[_from_pandas(f) for f in frames]))
+        except (ValueError, TypeError) as error:
+            failed.error = _grouped.with_note(error, ENGINE, pandas_message)
+        except BaseException as error:
+            failed.error = error
+            raise
+    raise failed.error from None
 
 
-def _noted(step: Callable[..., pl.DataFrame]) -> Callable[..., pd.DataFrame]:
+def _noted(step: Callable[..., pl.DataFrame], failed: _Failed) -> Callable[..., pd.DataFrame]:
     @functools.wraps(step)
     def call(*frames: pd.DataFrame) -> pd.DataFrame:
-        try:
-            return _one_at_a_time(step, frames)
-        except (ValueError, TypeError) as error:
-            raise _grouped.with_note(error, ENGINE, pandas_message) from None
+        return _one_at_a_time(step, frames, failed)
     return call
+
+
+def _checked(part: pd.DataFrame, check: Any) -> pd.DataFrame:
+    """``part`` once the overlap check (``strict=True``) has passed: it raised otherwise."""
+    return part
 
 
 def _planned(make: Callable[[], Any]) -> Any:
@@ -125,8 +158,7 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
     dd = _dask()
     _require_frame(run, "run")
     _require_frame(qrels, "qrels")
-    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options,
-                                                  ENGINE))
+    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options))
     if buckets is None:
         buckets = max(run.npartitions, qrels.npartitions)
     if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
@@ -138,14 +170,28 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
         right = right.assign(**{one: 0}).merge(systems.assign(**{one: 0}), on=one).drop(columns=one)
     left, right = _bucketed(run, plan.query_id, buckets), _bucketed(right, plan.query_id, buckets)
     meta = _pandas(pl.DataFrame(schema=plan.schema))
-    per_query = dd.map_partitions(_noted(plan.step), left, right, meta=meta, align_dataframes=False,
+    failed = _Failed()
+    per_query = dd.map_partitions(_noted(plan.step, failed), left, right, meta=meta, align_dataframes=False,
                                   enforce_metadata=False)
     if plan.summary is None:
-        return per_query
-    assert plan.summary_schema is not None
-    totals = _pandas(pl.DataFrame(schema=plan.summary_schema))
-    grouped = per_query.shuffle(on=list(plan.by)) if plan.by else per_query.repartition(npartitions=1)
-    return grouped.map_partitions(_noted(plan.summary), meta=totals, enforce_metadata=False)
+        result = per_query
+    else:
+        assert plan.summary_schema is not None
+        totals = _pandas(pl.DataFrame(schema=plan.summary_schema))
+        grouped = per_query.shuffle(on=list(plan.by)) if plan.by else per_query.repartition(npartitions=1)
+        result = grouped.map_partitions(_noted(plan.summary, failed), meta=totals, enforce_metadata=False)
+    if not plan.strict:
+        return result
+    # the overlap check over every bucket of the run: counted per bucket, added up in one task
+    count = functools.partial(_grouped.overlap_counts, query_id=plan.query_id)
+    counts_meta = _pandas(count(_empty(run), _empty(qrels)))
+    counts = dd.map_partitions(_noted(count, failed), left, right, meta=counts_meta, align_dataframes=False,
+                               enforce_metadata=False)
+    check = counts.repartition(npartitions=1).map_partitions(
+        _noted(_grouped.overlap_check, failed), meta=_pandas(pl.DataFrame({"checked": [True]}).clear()),
+        enforce_metadata=False,
+    )
+    return result.map_partitions(_checked, check.to_delayed()[0], meta=result._meta, enforce_metadata=False)
 
 
 def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
@@ -155,9 +201,7 @@ def _classification(method: str, predictions: DataFrame, args: tuple[Any, ...],
     plan = _planned(lambda: _grouped.classification_plan(method, _empty(predictions), args, options))
     grouped = predictions.shuffle(on=list(plan.by)) if plan.by else predictions.repartition(npartitions=1)
     meta = _pandas(pl.DataFrame(schema=plan.schema))
-    return grouped.map_partitions(_noted(plan.step), meta=meta, enforce_metadata=False)
-
-
+    return grouped.map_partitions(_noted(plan.step, _Failed()), meta=meta, enforce_metadata=False)
 
 
 @_grouped.mirror("evaluate", "run", [_grouped.BUCKETS])
@@ -178,7 +222,7 @@ def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _cor
 def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
               buckets: int | None = None, **options: Any) -> DataFrame:
     """Summaries over queries on Dask, as :meth:`frame_eval.polars_ns.IREvalNamespace.summarize`
-    (``ci=`` excepted), with the same bits.
+    (intervals with ``ci``), with the same bits.
 
     >>> fe.dask.summarize(run, qrels, ["AP"], by="system").compute()  # doctest: +SKIP
     """

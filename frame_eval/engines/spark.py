@@ -23,9 +23,12 @@ the largest bucket (ranking) or ``by`` group (classification), not by the input.
   identify the row.
 - Unsigned integer columns of a result become signed (``rank``: ``long``); categorical
   columns become strings. Rows come in no particular order (sort as you need).
-- Not available here: ``strict=True`` (the judged share is a property of the whole run)
-  and ``summarize(ci=...)`` (intervals need every value on one machine). Without ``by``,
-  an empty input gives an empty summary (polars gives one row with ``num_q`` 0).
+- ``strict=True``: the distinct query ids of each bucket are counted in polars, the counts
+  added up in one task, and the polars error raised from the job when fewer than half of
+  the run's queries have judgements (without ``strict`` nothing warns: no warning reaches
+  the driver from a job). ``summarize(ci=...)``: the polars intervals, computed with the
+  summary from each ``by`` group's per-query values. Without ``by``, an empty input gives
+  an empty summary (polars gives one row with ``num_q`` 0).
 - Every worker needs frame_eval and polars installed (``pip install "frame-eval[spark]"``
   on the cluster's Python; a local session uses the driver's).
 """
@@ -231,8 +234,7 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
     _pyspark()
     _require_frame(run, "run")
     _require_frame(qrels, "qrels")
-    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options,
-                                                  ENGINE))
+    plan = _planned(lambda: _grouped.ranking_plan(method, _empty(run), _empty(qrels), measures, options))
     n = _buckets(run, buckets)
     left = run.withColumn(_grouped.BUCKET, _bucket(plan.query_id, n))
     right = qrels.select(*[_col(c) for c in plan.qrels_columns])
@@ -254,15 +256,51 @@ def _ranking(method: str, run: DataFrame, qrels: DataFrame, measures: Any, bucke
         right.groupBy(*[right_at[k] for k in keys])
     ).applyInArrow(each_bucket, values.spark)
     if plan.summary is None:
-        return values.named(per_query)
-    assert plan.summary_schema is not None
-    totals = _Output(plan.summary_schema)
-    summary = _noted(plan.summary)
+        result = values.named(per_query)
+    else:
+        assert plan.summary_schema is not None
+        totals = _Output(plan.summary_schema)
+        summary = _noted(plan.summary)
 
-    def each_group(rows: pa.Table) -> pa.Table:
-        return totals(summary(_polars(rows, values.names)))
+        def each_group(rows: pa.Table) -> pa.Table:
+            return totals(summary(_polars(rows, values.names)))
 
-    return totals.named(_per_group(per_query, [values.names.index(b) for b in plan.by], each_group, totals))
+        result = totals.named(_per_group(per_query, [values.names.index(b) for b in plan.by], each_group,
+                                         totals))
+    if not plan.strict:
+        return result
+    return _with_overlap_check(result, run, qrels, plan.query_id, n)
+
+
+def _with_overlap_check(result: DataFrame, run: DataFrame, qrels: DataFrame, query_id: str, n: int
+                        ) -> DataFrame:
+    """``result`` joined to the overlap check of ``strict=True`` (one row, or the job's error): the
+    distinct query ids of each bucket counted in polars, the counts added up in one task."""
+    from pyspark.sql import functions as F
+
+    def ids(frame: DataFrame) -> tuple[DataFrame, list[str]]:
+        bucketed = frame.select(_col(query_id)).withColumn(_grouped.BUCKET, _bucket(query_id, n))
+        names = bucketed.columns
+        return _positional(bucketed)[0], names
+
+    (left, left_names), (right, right_names) = ids(run), ids(qrels)
+    counts = _Output(_grouped.overlap_counts(_empty(run), _empty(qrels), query_id).schema)
+    count = _noted(_grouped.overlap_counts)
+
+    def each_bucket(left_rows: pa.Table, right_rows: pa.Table) -> pa.Table:
+        return counts(count(_polars(left_rows, left_names), _polars(right_rows, right_names), query_id))
+
+    per_bucket = left.groupBy(_position(1)).cogroup(right.groupBy(_position(1))).applyInArrow(
+        each_bucket, counts.spark)
+    checked = _Output(pl.Schema({"checked": pl.Boolean}))
+    check = _noted(_grouped.overlap_check)
+
+    def total(rows: pa.Table) -> pa.Table:
+        return checked(check(_polars(rows, counts.names)))
+
+    flag = _per_group(per_bucket, [], total, checked).toDF(_grouped.BUCKET)
+    # the check's one row joins every result row: the job cannot finish without it
+    return result.crossJoin(flag).where(F.col(_grouped.BUCKET)).drop(_grouped.BUCKET)
 
 
 def _per_group(frame: DataFrame, keys: list[int], each_group: Callable[[pa.Table], pa.Table],
@@ -318,12 +356,13 @@ def evaluate(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _cor
 @_grouped.mirror("summarize", "run", [_grouped.BUCKETS])
 def summarize(run: DataFrame, qrels: DataFrame, measures: _core.MeasureArg = _core.DEFAULT_MEASURES, *,
               buckets: int | None = None, **options: Any) -> DataFrame:
-    """Summaries over queries on Spark: ``[*by, metric, value, num_q]`` (or wide), as
-    :meth:`frame_eval.polars_ns.IREvalNamespace.summarize` (``ci=`` excepted), with the same bits.
+    """Summaries over queries on Spark: ``[*by, metric, value, num_q]`` (or wide; with ``ci``,
+    ``ci_low`` and ``ci_high``), as :meth:`frame_eval.polars_ns.IREvalNamespace.summarize`, with
+    the same bits.
 
     Per-query values are computed per bucket (see :func:`evaluate`), then each ``by``
     group's values meet in one task, where the polars summary adds them in the text order
-    of the query ids and divides once.
+    of the query ids and divides once (and computes the intervals).
 
     >>> fe.spark.summarize(run, qrels, ["AP"]).collect()  # doctest: +SKIP
     [Row(metric='AP', value=1.0, num_q=1)]
