@@ -244,7 +244,7 @@ def _score_ranks(
         groups = ranked.group_by(keys).agg(
             pl.len().cast(pl.UInt32).alias(_NUM_RET),
             (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
-        )
+        ).cache()  # read by the evaluation and the checks
         return ranked, ranked.select(*keys, cols.doc_id, cols.rank), groups, None
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
     ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
