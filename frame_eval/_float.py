@@ -106,7 +106,8 @@ class _Log2Table:
                 if largest >= self._values.len():  # type: ignore[operator]
                     self._values = self._make(1 << int(largest).bit_length())  # type: ignore[arg-type]
                 values = self._values
-        return values.gather(positions)
+        # indexing with a Series gathers directly (Series.gather runs a query: 20x slower here)
+        return values[positions]
 
 
 _LOG2 = _Log2Table()

@@ -244,7 +244,7 @@ def _score_ranks(
         groups = ranked.group_by(keys).agg(
             pl.len().cast(pl.UInt32).alias(_NUM_RET),
             (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
-        )
+        ).cache()  # read by the evaluation and the checks
         return ranked, ranked.select(*keys, cols.doc_id, cols.rank), groups, None
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
     ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
@@ -366,7 +366,11 @@ def _plan(
         qrels = qrels.sort(cols.relevance, descending=True).unique(
             [cols.query_id, cols.doc_id], keep="first"
         )
+    state = _checks.current()  # an eager call of a few rows ranks the simplest way
+    small = state is not None and state.small
     judged_queries = qrels.select(cols.query_id).unique()
+    if small:  # read three times (its plan collects without common-subplan search)
+        judged_queries = judged_queries.cache()
     if judged_only:
         run_queries = run.select(keys).unique()
         if depth is not None:  # trec_eval cuts the ranking first, then drops the unjudged
@@ -376,8 +380,6 @@ def _plan(
         run = run.join(judged_docs, on=[cols.query_id, cols.doc_id], how="semi")
         if whole_run or duplicates == "max":
             run = run.cache()
-    state = _checks.current()  # an eager call of a few rows ranks the simplest way
-    small = state is not None and state.small
     scored, ranked, counts, exact = _score_ranks(run, cols, doc_dtype, small=small)
     # rows minus distinct document hashes, per query: the run's duplicate check for free
     repeats: pl.LazyFrame | None = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
@@ -399,6 +401,8 @@ def _plan(
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     else:
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
+    if small:
+        groups = groups.cache()
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
 

@@ -104,6 +104,20 @@ def _safe_ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
+def _ratio_or_zero(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator as Float64 for a ``numerator`` that is 0 whenever the ``denominator``
+    is (both at least 0): 0 where both are 0, otherwise :func:`_safe_ratio`'s value and bits.
+
+    Each side is evaluated once (polars shares no subexpression inside an aggregation, and
+    :func:`_safe_ratio` evaluates its denominator twice: a sort per query for nDCG's ideal DCG):
+    the denominator is raised to the smallest positive double, which changes no positive one.
+    """
+    return numerator.cast(pl.Float64) / pl.max_horizontal(denominator, pl.lit(_TINY, pl.Float64))
+
+
+_TINY = math.ulp(0.0)  # the smallest positive double (5e-324)
+
+
 def _spec(name: str, summary: str, build: Any, **kwargs: Any) -> MeasureSpec:
     # every measure here reads judged documents and the depth of the ranking only
     kwargs.setdefault("reads_unjudged", False)

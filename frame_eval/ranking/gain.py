@@ -47,6 +47,7 @@ from frame_eval.ranking._common import (
     RELEVANCE,
     _columns,
     _rank_ordered_sum,
+    _ratio_or_zero,
     _reads_gains,
     _safe_ratio,
     _spec,
@@ -158,14 +159,14 @@ def _build_ndcg(
             best = best.head(k)
         positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
         idcg = ordered_sum(_gains(best, gain, highest) / _discount(positions, base, discount))
-        return _safe_ratio(dcg, idcg)
+        return _ratio_or_zero(dcg, idcg)  # a positive gain retrieved within k is in the ideal too
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
         ideal = ideal.head(k)
     positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
     idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base, discount))
-    return _safe_ratio(dcg, idcg)
+    return _ratio_or_zero(dcg, idcg)  # a positive gain retrieved within k is in the ideal too
 
 
 def _cutoffs_ndcg(
