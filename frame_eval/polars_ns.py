@@ -75,6 +75,12 @@ class IREvalNamespace(Generic[FrameT]):
     def __init__(self, frame: FrameT) -> None:
         self._frame = frame
 
+    def _predictions(self) -> pl.LazyFrame:
+        """The predictions as a LazyFrame; a lazy input is cached, so that a collect reads it once
+        (the result and each data check read it; an upstream may be a costly parse or scan)."""
+        frame = to_lazy(self._frame, "predictions")
+        return frame.cache() if isinstance(self._frame, pl.LazyFrame) else frame
+
     def _finish(self, result: pl.LazyFrame) -> FrameT:
         if isinstance(self._frame, pl.LazyFrame):
             return result  # type: ignore[return-value]
@@ -427,7 +433,7 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 1, 0, 1, 2, 2, 2, 1, 3, 4), ('b', 2, 1, 0, 1, 2, 2, 3, 1, 4)]
         """
         result = _classify.confusion(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), positive=positive,
+            self._predictions(), actual, predicted, as_by(by), positive=positive,
             weight=weight,
         )
         return self._finish(result)
@@ -506,13 +512,13 @@ class IREvalNamespace(Generic[FrameT]):
                     "rates at chosen thresholds need both score= and thresholds= (and no average=)"
                 )
             result = _classify.threshold_rates(
-                to_lazy(self._frame, "predictions"), actual, score, as_by(by), thresholds=thresholds,
+                self._predictions(), actual, score, as_by(by), thresholds=thresholds,
                 inclusive=inclusive, metrics=metrics, positive=positive, zero_division=zero_division,
                 shape=shape, weight=weight,
             )
             return self._finish(result)
         result = _classify.rates(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), metrics=metrics,
+            self._predictions(), actual, predicted, as_by(by), metrics=metrics,
             positive=positive, average=average, zero_division=zero_division, shape=shape, weight=weight,
         )
         return self._finish(result)
@@ -541,7 +547,7 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 'a', 1), ('a', 'b', 1), ('b', 'a', 0), ('b', 'b', 1)]
         """
         result = _classify.confusion_matrix(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), weight=weight
+            self._predictions(), actual, predicted, as_by(by), weight=weight
         )
         return self._finish(result)
 
@@ -583,7 +589,7 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 1.0, 0.5, 0.6666666666666666, 2), ('b', 0.5, 1.0, 0.6666666666666666, 1)]
         """
         result = _classify.classification_report(
-            to_lazy(self._frame, "predictions"), actual, predicted, as_by(by), zero_division=zero_division,
+            self._predictions(), actual, predicted, as_by(by), zero_division=zero_division,
             weight=weight,
         )
         return self._finish(result)
@@ -651,7 +657,7 @@ class IREvalNamespace(Generic[FrameT]):
         [(0.35, 3, 1, 1.0, 0.5)]
         """
         result = _classify.best_threshold(
-            to_lazy(self._frame, "predictions"), actual, score, as_by(by), criterion=criterion,
+            self._predictions(), actual, score, as_by(by), criterion=criterion,
             positive=positive, score_range=score_range, weight=weight, min_specificity=min_specificity,
             min_recall=min_recall, min_precision=min_precision, max_fpr=max_fpr, weights=weights,
             costs=costs, prevalence=prevalence,
@@ -709,7 +715,7 @@ class IREvalNamespace(Generic[FrameT]):
         [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
         """
         result = _classify.curve(
-            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            self._predictions(), actual, score, as_by(by), positive=positive,
             score_range=score_range, weight=weight,
         )
         return self._finish(result)
@@ -791,7 +797,7 @@ class IREvalNamespace(Generic[FrameT]):
         [(0.35, 0.5, 0.0), (0.4, 0.5, 0.5), (0.8, 0.0, 0.5)]
         """
         result = _classify.det_curve(
-            to_lazy(self._frame, "predictions"), actual, score, as_by(by), positive=positive,
+            self._predictions(), actual, score, as_by(by), positive=positive,
             score_range=score_range, weight=weight,
         )
         return self._finish(result)
@@ -866,7 +872,7 @@ class IREvalNamespace(Generic[FrameT]):
         [('ROC_AUC', 0.9583333333333334), ('top_k_accuracy(k=1)', 0.75)]
         """
         result = _classify.scores(
-            to_lazy(self._frame, "predictions"), actual, score, as_by(by), metrics=metrics,
+            self._predictions(), actual, score, as_by(by), metrics=metrics,
             positive=positive, score_range=score_range, shape=shape, weight=weight, average=average,
             multi_class=multi_class,
         )
@@ -947,7 +953,7 @@ class IREvalNamespace(Generic[FrameT]):
         from frame_eval.classification import probabilities as _probabilities
 
         result = _probabilities.probabilities(
-            to_lazy(self._frame, "predictions"), actual, prob, as_by(by), metrics=metrics,
+            self._predictions(), actual, prob, as_by(by), metrics=metrics,
             positive=positive, weight=weight, labels=labels, shape=shape, sample=sample,
             class_column=class_column,
         )
@@ -986,7 +992,7 @@ class IREvalNamespace(Generic[FrameT]):
         from frame_eval.classification import probabilities as _probabilities
 
         result = _probabilities.calibration(
-            to_lazy(self._frame, "predictions"), actual, prob, as_by(by), n_bins=n_bins, strategy=strategy,
+            self._predictions(), actual, prob, as_by(by), n_bins=n_bins, strategy=strategy,
             positive=positive,
         )
         return self._finish(result)

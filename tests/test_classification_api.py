@@ -352,7 +352,7 @@ def test_score_outside_declared_range_names_the_column() -> None:
     bad = PREDS.with_columns(pl.when(pl.col("prob") == 0.6).then(1.2).otherwise(pl.col("prob")).alias("prob"))
     bad.ireval.roc("label", "prob")  # no range declared: fine
     message = r"1 values in predictions column 'prob' are outside the declared score range \[0.0, 1.0\]"
-    with pytest.raises(ValueError, match=message + r" \(first at row 11: 1.2\)"):
+    with pytest.raises(ValueError, match=message + r" \(first at row 11, counting from 0: 1.2\)"):
         bad.ireval.roc("label", "prob", score_range=(0, 1))
     lazy = bad.lazy().ireval.pr_curve("label", "prob", score_range=(0, 1))
     with pytest.raises(ValueError, match="outside the declared score range"):

@@ -21,6 +21,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
@@ -138,8 +139,16 @@ def resolve_positive(dtype: pl.DataType, positive: Any, column: str) -> tuple[An
     return positive, False
 
 
+# names of the columns the methods make on the way (besides those each passes to _check_by)
+_MADE = re.compile(r"_m\d+|_[PNnkGr]|_row\d*|_pos0|_label|__.*")
+
+
 def _check_by(by: Sequence[str], outputs: Iterable[str]) -> None:
-    clash = [b for b in by if b in set(outputs)]
+    """``by`` names each column once, and none that the result has or that is made on the way."""
+    twice = [b for i, b in enumerate(by) if b in by[:i]]
+    if twice:
+        raise ValueError(f"by= names {twice[0]!r} more than once; name each column once")
+    clash = [b for b in by if b in set(outputs) or _MADE.fullmatch(b)]
     if clash:
         raise ValueError(
             f"by column {clash[0]!r} clashes with a column of the result (or one made on the way); rename it"
@@ -253,6 +262,7 @@ def _shaped(wide: pl.LazyFrame, keys: Sequence[str], names: Mapping[str, str], s
     if shape == "long":
         return to_long(wide, keys, names)
     labels = list(names.values())
+    _check_by(list(keys), labels)
     twice = [label for i, label in enumerate(labels) if label in labels[:i]]
     if twice:
         raise ValueError(
@@ -800,7 +810,8 @@ def scores(
     if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
     scored, keys, problems = _scored(
-        frame, actual, score, by, positive, score_range, ["metric", "value", "_n", "_P", "tp", "fp"],
+        frame, actual, score, by, positive, score_range,
+        ["metric", "value", "_n", "_P", *CURVE_COLUMNS, *SCORE_MEASURES, *(m.name for m in ms)],
         weight=weight,
     )
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
@@ -893,7 +904,8 @@ def multiclass_scores(
                 f"do); leave out average= for one value per class"
             )
     by = list(by)
-    _check_by(by, ["metric", "value", _WEIGHT, _POSITIVE, _SCORE, _ALL, *MULTICLASS_RESERVED])
+    _check_by(by, ["metric", "value", _WEIGHT, _POSITIVE, _SCORE, _ALL, *MULTICLASS_RESERVED, *SCORE_MEASURES,
+                   *(m.name for m in ms)])
     if any(m.spec.name == "ROC_AUC" for m in ms):
         check_ovo(multi_class, average, weight)
     columns = [c for _, c in pairs]

@@ -223,12 +223,17 @@ def _retrieved_gains(
 
 
 def _build_cg(columns: Mapping[str, str], k: int | None, *, gain: str, gains: str) -> pl.Expr:
-    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
-    total = ordered_sum(g.filter(scoring), rank.filter(scoring))
+    total = _scaled_cg(columns, k, gain, gains)
     if gain == "exp" and not gains:  # _gains scaled exponential gains by 2**-top: undo it exactly
         top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
         total = total * pl.lit(2.0, pl.Float64).pow(top)
     return total
+
+
+def _scaled_cg(columns: Mapping[str, str], k: int | None, gain: str, gains: str) -> pl.Expr:
+    """CG@k; with ``gain="exp"`` (no table) scaled by 2**-h, h the query's highest judgement."""
+    g, scoring, rank = _retrieved_gains(columns, k, gain, gains)
+    return ordered_sum(g.filter(scoring), rank.filter(scoring))
 
 
 def _build_dcg(
@@ -248,9 +253,16 @@ def _build_ncg(columns: Mapping[str, str], k: int | None, *, gain: str, max_grad
     assert k is not None
     highest = _columns(columns)[1].max().fill_null(0) if max_grade == 0 else pl.lit(max_grade, pl.Int64)
     top = highest.cast(pl.Float64)
-    best = top if gain == "linear" else pl.lit(2.0, pl.Float64).pow(top) - 1.0
-    most = best * float(min(k, _RANKS))
-    cg = _build_cg(columns, k, gain=gain, gains="")
+    if gain == "linear":
+        most, cg = top * float(min(k, _RANKS)), _build_cg(columns, k, gain=gain, gains="")
+    else:
+        # CG over k (2**top - 1), both sides scaled by 2**-top (exact: the same bits, and no overflow
+        # to inf / inf for judgements of 1024 or more); CG's gains come scaled by 2**-h, h the query's
+        # highest judgement
+        two = pl.lit(2.0, pl.Float64)
+        query_top = _columns(columns)[1].max().fill_null(0).cast(pl.Float64)
+        most = (1.0 - two.pow(-top)) * float(min(k, _RANKS))
+        cg = _scaled_cg(columns, k, gain, "") * two.pow(query_top - top)
     return pl.when(highest > 0).then(divide(cg, most)).otherwise(pl.lit(0.0, pl.Float64))
 
 
