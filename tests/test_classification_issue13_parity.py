@@ -173,3 +173,85 @@ def test_agreement_report_and_weighted_counts(kind: str, seed: int) -> None:
                 here = (actual == left) & (predicted == right)
                 cell = cells.filter(here)["count"].item()
                 assert _close(cell, want_matrix[i, j])
+
+
+def _eer_from_det(points: pl.DataFrame) -> float:
+    """The EER read off DET points (threshold ascending): where FPR first reaches FNR, high thresholds
+    first, compared in counts (fp P >= fn N); linear between that point and the one before it."""
+    rows = points.reverse().rows(named=True)  # threshold descending
+    negatives = rows[-1]["fp"] / rows[-1]["fpr"]
+    positives = rows[0]["fn"] / rows[0]["fnr"]
+    for i, row in enumerate(rows):
+        if row["fp"] * positives >= row["fn"] * negatives:
+            if i == 0:
+                return row["fpr"]
+            before = rows[i - 1]
+            gap, gap_before = row["fpr"] - row["fnr"], before["fpr"] - before["fnr"]
+            return before["fpr"] + (-gap_before / (gap - gap_before)) * (row["fpr"] - before["fpr"])
+    raise AssertionError("FPR never reaches FNR")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_eer_read_off_the_det_curve_agrees_with_eer(kind: str, weighted: bool) -> None:
+    frame, classes = _data(kind, 7)
+    options = {} if kind == "bool" else {"positive": classes[-1]}
+    weight = "w" if weighted else None
+    det = frame.ireval.det_curve("y", "s", by="g", weight=weight, **options)
+    eer = frame.ireval.scores("y", "s", by="g", weight=weight, metrics=["EER"], **options)
+    checked = 0
+    for g, _ in _groups(frame):
+        points = det.filter(pl.col("g") == g)
+        if points.height == 0:
+            continue
+        assert abs(_eer_from_det(points) - _value(eer, g, "EER")) <= TOL
+        checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_existing_functions_and_expressions_take_sample_weights(kind: str) -> None:
+    from frame_eval import classification as C
+
+    frame, classes = _data(kind, 8)
+    positive = classes[-1]
+    options = {} if kind == "bool" else {"positive": positive}
+    roc = frame.ireval.roc("y", "s", by="g", weight="w", **options)
+    pr = frame.ireval.pr_curve("y", "s", by="g", weight="w", **options)
+    areas = frame.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP"], **options)
+    rates = frame.ireval.rates("y", "yhat", by="g", weight="w", average="macro",
+                               metrics=["precision", "recall", "F1", "accuracy"])
+    exprs = frame.group_by("g").agg(
+        C.recall("y", "yhat", weight="w", average="macro").alias("recall"),
+        C.roc_auc("y", "s", weight="w", **options).alias("auc"),
+        C.log_loss("y", "s", weight="w", **options).alias("log_loss"),
+        C.cohen_kappa("y", "yhat", weights="quadratic", average="macro", weight="w").alias("kappa"),
+    ).sort("g")
+    for g, part in _groups(frame):
+        cast = kind == "categorical"
+        y = part["y"].cast(pl.String) if cast else part["y"]
+        a, b = y.to_list(), (part["yhat"].cast(pl.String) if cast else part["yhat"]).to_list()
+        truth, s, w = (y == positive).to_numpy(), part["s"].to_numpy(), part["w"].to_numpy()
+        row = exprs.filter(pl.col("g") == g).row(0, named=True)
+        precision, recall, f1, _ = skm.precision_recall_fscore_support(a, b, average="macro", sample_weight=w,
+                                                                       zero_division=np.nan)
+        assert _close(_value(rates, g, "recall"), recall) and _close(row["recall"], recall)
+        assert _close(_value(rates, g, "precision"), precision) and _close(_value(rates, g, "F1"), f1)
+        assert _close(_value(rates, g, "accuracy"), skm.accuracy_score(a, b, sample_weight=w))
+        assert _close(row["kappa"], skm.cohen_kappa_score(a, b, weights="quadratic", sample_weight=w))
+        assert _close(row["log_loss"], skm.log_loss(truth, s, sample_weight=w, labels=[False, True]))
+        if not truth.any():
+            assert row["auc"] is None and _value(areas, g, "ROC_AUC") is None
+            continue
+        auc = skm.roc_auc_score(truth, s, sample_weight=w)
+        assert _close(row["auc"], auc) and _close(_value(areas, g, "ROC_AUC"), auc)
+        ap = skm.average_precision_score(truth, s, sample_weight=w)
+        assert _close(_value(areas, g, "average_precision"), ap)
+        fpr, tpr, _ = skm.roc_curve(truth, s, sample_weight=w, drop_intermediate=False)
+        ours = roc.filter(pl.col("g") == g)
+        np.testing.assert_allclose(ours["fpr"].to_numpy(), fpr[1:], rtol=0, atol=TOL)
+        np.testing.assert_allclose(ours["tpr"].to_numpy(), tpr[1:], rtol=0, atol=TOL)
+        prec, rec, _ = skm.precision_recall_curve(truth, s, sample_weight=w)
+        ours = pr.filter(pl.col("g") == g)
+        np.testing.assert_allclose(ours["precision"].to_numpy(), prec[:-1][::-1], rtol=0, atol=TOL)
+        np.testing.assert_allclose(ours["recall"].to_numpy(), rec[:-1][::-1], rtol=0, atol=TOL)
