@@ -731,10 +731,11 @@ def det_curve(
     """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
     threshold ascending.
 
-    scikit-learn's ``det_curve`` points: the curve's points from the last one
-    without more false positives than the first (highest) threshold to the
-    first that finds every positive. ``fpr`` is the false acceptance rate
-    (FAR), ``fnr`` the false rejection rate (FRR). ``fpr_probit`` and
+    scikit-learn's (1.9) ``det_curve`` points: the curve's points, after a first
+    one at threshold ``+inf`` that predicts nothing positive, from the last
+    one without a false positive to the first that finds every positive (so
+    the ``+inf`` point is there only when the highest score has negatives).
+    ``fpr`` is the false acceptance rate (FAR), ``fnr`` the false rejection rate (FRR). ``fpr_probit`` and
     ``fnr_probit`` are their standard normal deviates, the DET plot's axes
     (:func:`frame_eval._normal.normal_deviate`; a rate of 0 gives ``-inf``).
     A group with only one class has no rows (scikit-learn raises there).
@@ -743,7 +744,16 @@ def det_curve(
         frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
         weight=weight,
     )
-    points = curve_points(scored, keys)
+    points = curve_points(scored, keys).select(*keys, "threshold", "tp", "fp", "fn", "tn")
+    counts = points.collect_schema()["tp"]
+    first = [pl.col("tp").first() + pl.col("fn").first(), pl.col("fp").first() + pl.col("tn").first()]
+    totals = points.group_by(keys).agg(first) if keys else points.select(first)
+    origin = totals.select(  # scikit-learn's point at +inf: nothing predicted positive
+        *keys, pl.lit(float("inf")).alias("threshold"), pl.lit(0).cast(counts).alias("tp"),
+        pl.lit(0).cast(counts).alias("fp"), pl.col("tp").cast(counts).alias("fn"),
+        pl.col("fp").cast(counts).alias("tn"),
+    )
+    points = pl.concat([origin, points]).sort([*keys, "threshold"], descending=[*(False for _ in keys), True])
 
     def per_group(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
