@@ -258,3 +258,28 @@ def test_bad_qrels_and_predictions_raise_at_compute(case: tuple) -> None:
         with pytest.raises(ValueError) as caught:
             planned.compute()
         cases.assert_same_error(str(caught.value), pandas_message(str(polars_error.value)))
+
+
+OTHER_OPTIONS = [
+    {"labels": "as_given", "names": "safe"},
+    {"duplicates": "max"},
+    {"rel": 2, "collection_size": 500},
+    {"partitions": 2, "memory_limit": "1MiB"},
+    {"ties": "expected", "measures": ["AP", "nDCG@10", "P@5"]},
+    {"query_id": "q", "doc_id": "d.id", "score": "s", "relevance": "r"},
+]
+
+
+@pytest.mark.parametrize("method", ["evaluate", "summarize"])
+@pytest.mark.parametrize("options", OTHER_OPTIONS)
+def test_the_other_options_equal_polars(case: tuple, method: str, options: dict[str, Any]) -> None:
+    run, qrels, _, _ = case
+    options = dict(options)
+    measures = options.pop("measures", ["map", "ndcg_cut.10", "P@5", "utility", "Rprec"])
+    if "duplicates" in options:  # a repeated document with another score: the highest is kept
+        run = pl.concat([run, run.head(3).with_columns(pl.col("score") + 0.05)])
+    if "query_id" in options:
+        run = run.rename({"query_id": "q", "doc_id": "d.id", "score": "s"})
+        qrels = qrels.rename({"query_id": "q", "doc_id": "d.id", "relevance": "r"})
+    ours = _polars(getattr(fe.dask, method)(_dask(run), _dask(qrels), measures, by="system", **options))
+    assert_same(ours, getattr(run.ireval, method)(qrels, measures, by="system", **options))

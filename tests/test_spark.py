@@ -290,3 +290,20 @@ def test_bad_qrels_and_predictions_raise_when_the_job_runs(case: tuple, spark: A
         with pytest.raises(Exception, match="ValueError") as caught:
             planned.collect()
         cases.assert_same_error(str(caught.value), str(polars_error.value))
+
+
+def test_the_other_options_equal_polars(case: tuple, spark: Any) -> None:
+    run, qrels, _, _ = case
+    run = pl.concat([run, run.head(3).with_columns(pl.col("score") + 0.05)]).rename(
+        {"query_id": "q", "doc_id": "d.id", "score": "s"})
+    qrels = qrels.rename({"query_id": "q", "doc_id": "d.id", "relevance": "r"})
+    srun, sqrels = _spark(spark, run), _spark(spark, qrels)
+    options = {"by": "system", "query_id": "q", "doc_id": "d.id", "score": "s", "relevance": "r",
+               "duplicates": "max"}
+    for method, measures, more in (
+        ("evaluate", ["map", "ndcg_cut.10", "P@5", "utility", "Rprec"],
+         {"labels": "as_given", "names": "safe", "partitions": 2, "rel": 2, "collection_size": 500}),
+        ("summarize", ["map", "ndcg_cut.10", "P@5"], {"ties": "expected", "labels": "as_given"}),
+    ):
+        ours = _polars(getattr(fe.spark, method)(srun, sqrels, measures, **options, **more))
+        assert_same(ours, getattr(run.ireval, method)(qrels, measures, **options, **more))
