@@ -3,11 +3,14 @@
     python benchmarks/engines.py --sizes 1M 10M [--repeat 1] [--out benchmarks/engines.md]
 
 Each (engine, size) runs in its own process tree: a first (warm-up) run, then ``--repeat``
-timed runs, each from reading the Parquet files to the per-query values written to Parquet
-(Spark's session start is timed apart; the first run is shown too); peak
+timed runs (``--repeat 0``: the first run only), each from reading the Parquet files to the
+per-query values written to Parquet (Spark's session start is timed apart; the first run is
+shown too); an engine is stopped past ``--max-mb`` (default 8 GiB) or ``--max-seconds``. Peak
 memory is the largest sum of the resident memory of the process and all its children
 (the JVM and Spark's Python workers included), sampled every 0.1 s. The 1M data are the
-first tenth of the 10M queries (``benchmarks/data/10M``, see ``generate.py``). Measures:
+first tenth of the 10M queries (``benchmarks/data/10M``, see ``generate.py``); other sizes are
+read from ``--data``/SIZE. ``frame_eval_scan`` reads the files lazily (``scan_parquet``), which
+splits a large run into query ranges (100M rows in about 2 GB). Measures:
 AP, nDCG@10, P@10, RR, R@100, per query. Agreement: every per-query value compared with
 frame_eval on polars with ``==``.
 """
@@ -29,7 +32,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
-ENGINES = ("frame_eval", "spark", "dask")
+ENGINES = ("frame_eval", "spark", "dask")  # and frame_eval_scan
 
 
 # -- one engine, in a child process -------------------------------------------------------------
@@ -57,6 +60,9 @@ def _child(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> Non
         if engine == "frame_eval":
             run, qrels = pl.read_parquet(data / "run.parquet"), pl.read_parquet(data / "qrels.parquet")
             run.ireval.evaluate(qrels, MEASURES, shape="wide").write_parquet(out)
+        elif engine == "frame_eval_scan":  # lazy: split into query ranges when the run is large
+            run, qrels = pl.scan_parquet(data / "run.parquet"), pl.scan_parquet(data / "qrels.parquet")
+            run.ireval.evaluate(qrels, MEASURES, shape="wide").collect().write_parquet(out)
         elif engine == "spark":
             run = spark.read.parquet(str(data / "run.parquet"))
             qrels = spark.read.parquet(str(data / "qrels.parquet"))
@@ -73,10 +79,11 @@ def _child(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> Non
         once()
         times.append(time.perf_counter() - start)
     report["first_seconds"] = times[0]
-    report["seconds"] = sorted(times[1:])[len(times[1:]) // 2]
+    timed = times[1:] or times  # --repeat 0: the first run only
+    report["seconds"] = sorted(timed)[len(timed) // 2]
     if engine == "spark":
         spark.stop()
-    if engine != "frame_eval":
+    if engine in ("spark", "dask"):
         pl.scan_parquet(str(out) + ".dir/*.parquet").collect().write_parquet(out)
     print(json.dumps(report))
 
@@ -111,22 +118,35 @@ def _tree_rss_mb(root: int) -> tuple[float, float]:
     return sum(rss.get(pid, 0) for pid in tree) / 2**20, max(workers, default=0) / 2**20
 
 
-def _measure(engine: str, data: Path, out: Path, buckets: int, repeat: int) -> dict[str, float]:
+def _measure(engine: str, data: Path, out: Path, buckets: int, repeat: int, max_mb: float,
+             max_seconds: float) -> dict[str, float] | str:
+    """The child's report with its peak memory; or why it was stopped (its whole process tree
+    is ended past ``max_mb`` of resident memory or ``max_seconds``)."""
     command = [sys.executable, __file__, "--child", engine, str(data), str(out), "--buckets", str(buckets),
                "--repeat", str(repeat)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               start_new_session=True)
     peak = [0.0, 0.0]
+    stopped: list[str] = []
+    began = time.perf_counter()
 
     def watch() -> None:
         while process.poll() is None:
             total, worker = _tree_rss_mb(process.pid)
             peak[0], peak[1] = max(peak[0], total), max(peak[1], worker)
+            elapsed = time.perf_counter() - began
+            if not stopped and (total > max_mb or elapsed > max_seconds):
+                why = f"stopped at {total:.0f} MB" if total > max_mb else f"stopped after {elapsed:.0f} s"
+                stopped.append(why)
+                os.killpg(process.pid, 9)  # the child leads its own session: the JVM and workers go too
             time.sleep(0.1)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     stdout, _ = process.communicate()
     watcher.join()
+    if stopped:
+        return stopped[0]
     if process.returncode:
         raise RuntimeError(f"{engine} failed with exit code {process.returncode}")
     report = json.loads(stdout.strip().splitlines()[-1])
@@ -163,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="+", default=["1M", "10M"])
     parser.add_argument("--engines", nargs="+", default=list(ENGINES))
     parser.add_argument("--buckets", type=int, default=0, help="Spark/Dask groups (default: 20 per 1M rows)")
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1, help="timed runs after the first (0: none)")
+    parser.add_argument("--max-mb", type=float, default=8192, help="stop an engine past this memory (tree)")
+    parser.add_argument("--max-seconds", type=float, default=1800, help="stop an engine after this long")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--data", type=Path, default=DATA, help="holds 10M/ (run and qrels Parquet files)")
     args = parser.parse_args(argv)
@@ -181,16 +203,22 @@ def main(argv: list[str] | None = None) -> int:
             buckets = args.buckets or 20 * int(size.rstrip("M"))
             results: dict[str, dict[str, float]] = {}
             for engine in args.engines:
-                r = _measure(engine, data, work / f"{engine}_{size}_0.parquet", buckets, args.repeat)
+                r = _measure(engine, data, work / f"{engine}_{size}_0.parquet", buckets, args.repeat,
+                             args.max_mb, args.max_seconds)
+                if isinstance(r, str):
+                    rows.append(f"| {size} | {engine} | {buckets} | {r} | | | | | | | |")
+                    print(rows[-1], flush=True)
+                    continue
                 results[engine] = {"seconds": r["seconds"], "first": r["first_seconds"],
                                    "peak_mb": r["peak_mb"], "session": r.get("session_seconds", 0.0),
                                    "worker": r["worker_mb"]}
-                base = results.get("frame_eval", results[engine])
-                reference, other = (work / f"{name}_{size}_0.parquet" for name in ("frame_eval", engine))
-                agrees = "reference" if engine == "frame_eval" else _agreement(reference, other)
+                ours = next((e for e in ("frame_eval", "frame_eval_scan") if e in results), engine)
+                base = results[ours]
+                reference, other = (work / f"{name}_{size}_0.parquet" for name in (ours, engine))
+                agrees = "reference" if engine == ours else _agreement(reference, other)
                 r = results[engine]
                 session = f"{r['session']:.1f}" if engine == "spark" else ""
-                parts = "" if engine == "frame_eval" else str(buckets)
+                parts = "" if engine.startswith("frame_eval") else str(buckets)
                 worker = f"{r['worker']:.0f}" if engine == "spark" else ""
                 rows.append(f"| {size} | {engine} | {parts} | {r['seconds']:.2f} | {r['first']:.2f} | "
                             f"{session} | {r['peak_mb']:.0f} | {worker} | "

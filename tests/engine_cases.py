@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+import re
 
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from frame_eval import parse_measures
+from frame_eval import Measure, parse_measures, registry
 
 
 def ranking_case(seed: int, queries: int = 24, depth: int = 15) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -49,6 +50,21 @@ def all_trec() -> list[str]:
     return [m.name for m in parse_measures("all_trec")]
 
 
+def every_ranking() -> list[Measure]:
+    """Every registered ranking measure with its default parameters: without a cutoff where it may
+    have none, and at cutoff 5 (0.5 for interpolated precision) where it takes one. The ``prefs_*``
+    measures read preference judgements (``evaluate_preferences``), not an ``.ireval`` method."""
+    measures = []
+    for spec in registry.specs("ranking"):
+        if spec.name.startswith("prefs_"):
+            continue
+        if spec.cutoff != "required":
+            measures.append(registry.measure(spec, None))
+        if spec.cutoff != "none":
+            measures.append(registry.measure(spec, 5 if spec.cutoff_type is int else 0.5))
+    return measures
+
+
 def assert_same(ours: pl.DataFrame, reference: pl.DataFrame) -> None:
     """Equal frames, value for value (floats compared exactly), rows in any order, after the
     engine's dtype changes (unsigned to signed integers, categories to text)."""
@@ -58,3 +74,12 @@ def assert_same(ours: pl.DataFrame, reference: pl.DataFrame) -> None:
     keys = reference.columns
     assert_frame_equal(ours.sort(keys, nulls_last=True), reference.sort(keys, nulls_last=True),
                        check_exact=True)
+
+
+def assert_same_error(engine_text: str, polars_text: str) -> None:
+    """The polars message appears in the engine's error, counts aside: an engine's task sees one
+    shuffle group, so it counts rows and offending rows within that group (its message says so;
+    the values shown name the row)."""
+    def counts(text: str) -> str:
+        return re.sub(r"\brow \d+", "row N", re.sub(r"^\d+ |(?<=: )\d+ ", "N ", text))
+    assert counts(polars_text) in counts(engine_text), (polars_text, engine_text)

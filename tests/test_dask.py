@@ -9,11 +9,13 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import engine_cases as cases
 import polars as pl
 import pytest
-from engine_cases import all_trec, assert_same, prediction_case, ranking_case
+from engine_cases import all_trec, assert_same, every_ranking, prediction_case, ranking_case
 
 import frame_eval as fe
+from frame_eval.pandas_ns import pandas_message
 
 dd = pytest.importorskip("dask.dataframe", reason='Dask is not installed (pip install "frame-eval[dask]")')
 
@@ -227,3 +229,57 @@ def test_a_failed_threaded_compute_leaves_polars_usable() -> None:
         pytest.fail("polars calls after a failed threaded Dask compute hung (deadlock)")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("finished")
+
+
+def test_every_ranking_measure_equals_polars(case: tuple) -> None:
+    run, qrels, drun, dqrels = case
+    measures = every_ranking()
+    assert_same(_polars(fe.dask.evaluate(drun, dqrels, measures, by="system")),
+                run.ireval.evaluate(qrels, measures, by="system"))
+    assert_same(_polars(fe.dask.summarize(drun, dqrels, measures, by="system", complete=True)),
+                run.ireval.summarize(qrels, measures, by="system", complete=True))
+
+
+def test_bad_qrels_and_predictions_raise_at_compute(case: tuple) -> None:
+    run, qrels, drun, _ = case
+    predictions = prediction_case(4)
+    unlabelled = predictions.with_columns(label=pl.when(pl.col("prob") > 0.9).then(None)
+                                          .otherwise(pl.col("label")))
+    repeated = pl.concat([qrels, qrels.tail(1)])
+    for polars_call, planned in (
+        (lambda: run.ireval.evaluate(repeated, ["AP"], by="system"),
+         fe.dask.evaluate(drun, _dask(repeated), ["AP"], by="system")),
+        (lambda: unlabelled.ireval.rates("label", "pred", by="model"),
+         fe.dask.rates(dd.from_pandas(unlabelled.to_pandas(use_pyarrow_extension_array=True), npartitions=4),
+                       "label", "pred", by="model")),  # Arrow-backed: the labels stay integers
+    ):
+        with pytest.raises(ValueError) as polars_error:
+            polars_call()
+        with pytest.raises(ValueError) as caught:
+            planned.compute()
+        cases.assert_same_error(str(caught.value), pandas_message(str(polars_error.value)))
+
+
+OTHER_OPTIONS = [
+    {"labels": "as_given", "names": "safe"},
+    {"duplicates": "max"},
+    {"rel": 2, "collection_size": 500},
+    {"partitions": 2, "memory_limit": "1MiB"},
+    {"ties": "expected", "measures": ["AP", "nDCG@10", "P@5"]},
+    {"query_id": "q", "doc_id": "d.id", "score": "s", "relevance": "r"},
+]
+
+
+@pytest.mark.parametrize("method", ["evaluate", "summarize"])
+@pytest.mark.parametrize("options", OTHER_OPTIONS)
+def test_the_other_options_equal_polars(case: tuple, method: str, options: dict[str, Any]) -> None:
+    run, qrels, _, _ = case
+    options = dict(options)
+    measures = options.pop("measures", ["map", "ndcg_cut.10", "P@5", "utility", "Rprec"])
+    if "duplicates" in options:  # a repeated document with another score: the highest is kept
+        run = pl.concat([run, run.head(3).with_columns(pl.col("score") + 0.05)])
+    if "query_id" in options:
+        run = run.rename({"query_id": "q", "doc_id": "d.id", "score": "s"})
+        qrels = qrels.rename({"query_id": "q", "doc_id": "d.id", "relevance": "r"})
+    ours = _polars(getattr(fe.dask, method)(_dask(run), _dask(qrels), measures, by="system", **options))
+    assert_same(ours, getattr(run.ireval, method)(qrels, measures, by="system", **options))

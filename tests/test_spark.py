@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import engine_cases as cases
 import polars as pl
 import pytest
-from engine_cases import all_trec, assert_same, prediction_case, ranking_case
+from engine_cases import all_trec, assert_same, every_ranking, prediction_case, ranking_case
 
 import frame_eval as fe
 
@@ -261,3 +262,48 @@ def test_strict_checks_the_whole_run_when_the_job_runs(case: tuple, spark: Any) 
     with pytest.warns(UserWarning, match="only 1 of the run's"):  # without strict: a warning in polars,
         renamed.ireval.evaluate(qrels, ["AP"], by="system")      # nothing on Spark (see the README)
     assert fe.spark.evaluate(_spark(spark, renamed), sqrels, ["AP"], by="system").count() > 0
+
+
+def test_every_ranking_measure_equals_polars(case: tuple) -> None:
+    run, qrels, srun, sqrels = case
+    measures = every_ranking()
+    assert_same(_polars(fe.spark.evaluate(srun, sqrels, measures, by="system")),
+                run.ireval.evaluate(qrels, measures, by="system"))
+    assert_same(_polars(fe.spark.summarize(srun, sqrels, measures, by="system", complete=True)),
+                run.ireval.summarize(qrels, measures, by="system", complete=True))
+
+
+def test_bad_qrels_and_predictions_raise_when_the_job_runs(case: tuple, spark: Any) -> None:
+    run, qrels, srun, _ = case
+    predictions = prediction_case(3)
+    unlabelled = predictions.with_columns(label=pl.when(pl.col("prob") > 0.9).then(None)
+                                          .otherwise(pl.col("label")))
+    repeated = pl.concat([qrels, qrels.tail(1)])
+    for polars_call, planned in (
+        (lambda: run.ireval.evaluate(repeated, ["AP"], by="system"),
+         fe.spark.evaluate(srun, _spark(spark, repeated), ["AP"], by="system")),
+        (lambda: unlabelled.ireval.rates("label", "pred", by="model"),
+         fe.spark.rates(_spark(spark, unlabelled), "label", "pred", by="model")),
+    ):
+        with pytest.raises(ValueError) as polars_error:
+            polars_call()
+        with pytest.raises(Exception, match="ValueError") as caught:
+            planned.collect()
+        cases.assert_same_error(str(caught.value), str(polars_error.value))
+
+
+def test_the_other_options_equal_polars(case: tuple, spark: Any) -> None:
+    run, qrels, _, _ = case
+    run = pl.concat([run, run.head(3).with_columns(pl.col("score") + 0.05)]).rename(
+        {"query_id": "q", "doc_id": "d.id", "score": "s"})
+    qrels = qrels.rename({"query_id": "q", "doc_id": "d.id", "relevance": "r"})
+    srun, sqrels = _spark(spark, run), _spark(spark, qrels)
+    options = {"by": "system", "query_id": "q", "doc_id": "d.id", "score": "s", "relevance": "r",
+               "duplicates": "max"}
+    for method, measures, more in (
+        ("evaluate", ["map", "ndcg_cut.10", "P@5", "utility", "Rprec"],
+         {"labels": "as_given", "names": "safe", "partitions": 2, "rel": 2, "collection_size": 500}),
+        ("summarize", ["map", "ndcg_cut.10", "P@5"], {"ties": "expected", "labels": "as_given"}),
+    ):
+        ours = _polars(getattr(fe.spark, method)(srun, sqrels, measures, **options, **more))
+        assert_same(ours, getattr(run.ireval, method)(qrels, measures, **options, **more))
