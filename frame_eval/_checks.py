@@ -210,10 +210,12 @@ _pending = threading.local()  # the call that collects at once, if any (see ``de
 # an eager input below this many run rows is evaluated with the plan and engine that cost
 # least per call (exact ranks directly, the in-memory engine); above, with those that scale
 SMALL_ROWS = 200_000
-# the optimizer passes that cost a small plan more than they save it: projection pushdown and the
-# search for common subplans take about a quarter of a 2,000-row evaluation (the plans of the
-# small path mark what they share with explicit caches)
-SMALL_OPTIMIZATIONS = pl.QueryOptFlags(projection_pushdown=False, comm_subplan_elim=False)
+# an eager input below this many run rows is collected without the optimizer: for an evaluation
+# of 2,000 rows its passes cost more than they save (about a quarter of the call; projection
+# pushdown and the search for common subplans most); from some thousands of rows on they pay
+# (a judged frame of 6,000 rows is faster with them). The small path marks what its plans
+# share with explicit caches.
+UNOPTIMIZED_ROWS = 5_000
 
 
 @dataclass
@@ -226,6 +228,11 @@ class Deferred:
     @property
     def small(self) -> bool:
         return self.rows is not None and self.rows < SMALL_ROWS
+
+    @property
+    def optimizations(self) -> pl.QueryOptFlags:
+        few = self.rows is not None and self.rows < UNOPTIMIZED_ROWS
+        return pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
 
 
 @contextlib.contextmanager
@@ -342,11 +349,12 @@ def collect(result: pl.LazyFrame, stacklevel: int = 4) -> pl.DataFrame:
     raising or warning as an attached result would. Both are computed in one ``collect_all``
     (shared parts once); if that fails, the checks alone are computed, so bad data gets our
     message rather than the engine's error. Small inputs run on the in-memory engine, which
-    starts faster; the values are the same bits on either engine."""
+    starts faster, the smallest without the optimizer (``UNOPTIMIZED_ROWS``); the values are
+    the same bits either way."""
     state = current()
     small = state is not None and state.small
     engine = "in-memory" if small else "auto"
-    flags = SMALL_OPTIMIZATIONS if small else pl.QueryOptFlags()
+    flags = state.optimizations if state is not None else pl.QueryOptFlags()
     checks = state.checks if state is not None else []
     if not checks:
         return result.collect(engine=engine, optimizations=flags)
