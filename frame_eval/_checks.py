@@ -11,6 +11,7 @@ and the fix.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -272,6 +273,14 @@ def _as_problems(problems: Sequence[pl.LazyFrame | Problem]) -> list[Problem]:
     return [p if isinstance(p, Problem) else Problem(p, _as_given) for p in problems]
 
 
+_NO_MESSAGE = pl.lit(None, pl.String).alias("message")  # expressions are immutable: built once
+
+
+@functools.lru_cache(maxsize=64)
+def _check_number(i: int) -> pl.Expr:
+    return pl.lit(i, pl.UInt32).alias(_CHECK)
+
+
 def _tallies(checks: Sequence[Problem]) -> pl.LazyFrame:
     """``[count, message, check]``: one row per check that fired (count above 0).
 
@@ -289,14 +298,14 @@ def _tallies(checks: Sequence[Problem]) -> pl.LazyFrame:
         if len(shared) > 1:
             counts = c.source.select(checks[j].count.alias(str(j)) for j in shared)  # type: ignore[union-attr]
             parts.append(counts.unpivot(variable_name=_CHECK, value_name="count").select(
-                "count", pl.lit(None, pl.String).alias("message"), pl.col(_CHECK).cast(pl.UInt32),
+                "count", _NO_MESSAGE, pl.col(_CHECK).cast(pl.UInt32),
             ))
             done.update(shared)
             continue
         parts.append(c.frame.select(
             pl.col("count").cast(pl.UInt64),
-            (pl.col("message") if c.explain is _as_given else pl.lit(None, pl.String)).alias("message"),
-            pl.lit(i, pl.UInt32).alias(_CHECK),
+            pl.col("message") if c.explain is _as_given else _NO_MESSAGE,
+            _check_number(i),
         ))
     return pl.concat(parts).filter(pl.col("count") > 0)
 
