@@ -172,8 +172,11 @@ def per_query_wide(
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
-        # in rank order once, so that no measure sorts its terms group by group
-        judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
+        # in rank order once, so that no measure sorts its terms group by group (the group-by keeps
+        # each query's rows in frame order: a small call sorts by the rank alone, one integer key)
+        state = _checks.current()
+        order = [cols.rank] if state is not None and state.small else [*cols.query_keys, cols.rank]
+        judged = judged.sort(order, nulls_last=True)
     # judged_frame() comes sorted by the keys and rank, unranked rows last
     roles = {"rank": cols.rank, "relevance": cols.relevance, ORDERED: "1"}
     if micro:  # a numerator and a denominator column per measure (``micro_parts``)
