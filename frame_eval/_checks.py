@@ -11,6 +11,7 @@ and the fix.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -210,10 +211,12 @@ _pending = threading.local()  # the call that collects at once, if any (see ``de
 # an eager input below this many run rows is evaluated with the plan and engine that cost
 # least per call (exact ranks directly, the in-memory engine); above, with those that scale
 SMALL_ROWS = 200_000
-# the optimizer passes that cost a small plan more than they save it: projection pushdown and the
-# search for common subplans take about a quarter of a 2,000-row evaluation (the plans of the
-# small path mark what they share with explicit caches)
-SMALL_OPTIMIZATIONS = pl.QueryOptFlags(projection_pushdown=False, comm_subplan_elim=False)
+# an eager input below this many run rows is collected without the optimizer: for an evaluation
+# of 2,000 rows its passes cost more than they save (about a quarter of the call; projection
+# pushdown and the search for common subplans most); from some thousands of rows on they pay
+# (a judged frame of 6,000 rows is faster with them). The small path marks what its plans
+# share with explicit caches.
+UNOPTIMIZED_ROWS = 5_000
 
 
 @dataclass
@@ -226,6 +229,11 @@ class Deferred:
     @property
     def small(self) -> bool:
         return self.rows is not None and self.rows < SMALL_ROWS
+
+    @property
+    def optimizations(self) -> pl.QueryOptFlags:
+        few = self.rows is not None and self.rows < UNOPTIMIZED_ROWS
+        return pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
 
 
 @contextlib.contextmanager
@@ -265,6 +273,14 @@ def _as_problems(problems: Sequence[pl.LazyFrame | Problem]) -> list[Problem]:
     return [p if isinstance(p, Problem) else Problem(p, _as_given) for p in problems]
 
 
+_NO_MESSAGE = pl.lit(None, pl.String).alias("message")  # expressions are immutable: built once
+
+
+@functools.lru_cache(maxsize=64)
+def _check_number(i: int) -> pl.Expr:
+    return pl.lit(i, pl.UInt32).alias(_CHECK)
+
+
 def _tallies(checks: Sequence[Problem]) -> pl.LazyFrame:
     """``[count, message, check]``: one row per check that fired (count above 0).
 
@@ -282,14 +298,14 @@ def _tallies(checks: Sequence[Problem]) -> pl.LazyFrame:
         if len(shared) > 1:
             counts = c.source.select(checks[j].count.alias(str(j)) for j in shared)  # type: ignore[union-attr]
             parts.append(counts.unpivot(variable_name=_CHECK, value_name="count").select(
-                "count", pl.lit(None, pl.String).alias("message"), pl.col(_CHECK).cast(pl.UInt32),
+                "count", _NO_MESSAGE, pl.col(_CHECK).cast(pl.UInt32),
             ))
             done.update(shared)
             continue
         parts.append(c.frame.select(
             pl.col("count").cast(pl.UInt64),
-            (pl.col("message") if c.explain is _as_given else pl.lit(None, pl.String)).alias("message"),
-            pl.lit(i, pl.UInt32).alias(_CHECK),
+            pl.col("message") if c.explain is _as_given else _NO_MESSAGE,
+            _check_number(i),
         ))
     return pl.concat(parts).filter(pl.col("count") > 0)
 
@@ -342,11 +358,12 @@ def collect(result: pl.LazyFrame, stacklevel: int = 4) -> pl.DataFrame:
     raising or warning as an attached result would. Both are computed in one ``collect_all``
     (shared parts once); if that fails, the checks alone are computed, so bad data gets our
     message rather than the engine's error. Small inputs run on the in-memory engine, which
-    starts faster; the values are the same bits on either engine."""
+    starts faster, the smallest without the optimizer (``UNOPTIMIZED_ROWS``); the values are
+    the same bits either way."""
     state = current()
     small = state is not None and state.small
     engine = "in-memory" if small else "auto"
-    flags = SMALL_OPTIMIZATIONS if small else pl.QueryOptFlags()
+    flags = state.optimizations if state is not None else pl.QueryOptFlags()
     checks = state.checks if state is not None else []
     if not checks:
         return result.collect(engine=engine, optimizations=flags)

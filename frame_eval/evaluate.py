@@ -13,6 +13,7 @@ measure gives it once); ``labels="as_given"`` keeps each name as written
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
@@ -171,8 +172,11 @@ def per_query_wide(
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
-        # in rank order once, so that no measure sorts its terms group by group
-        judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
+        # in rank order once, so that no measure sorts its terms group by group (the group-by keeps
+        # each query's rows in frame order: a small call sorts by the rank alone, one integer key)
+        state = _checks.current()
+        order = [cols.rank] if state is not None and state.small else [*cols.query_keys, cols.rank]
+        judged = judged.sort(order, nulls_last=True)
     # judged_frame() comes sorted by the keys and rank, unranked rows last
     roles = {"rank": cols.rank, "relevance": cols.relevance, ORDERED: "1"}
     if micro:  # a numerator and a denominator column per measure (``micro_parts``)
@@ -184,7 +188,8 @@ def per_query_wide(
         suffixes = (_NUM, _DEN)
         picks = [pl.col(e.meta.output_name()) for e in exprs]
     else:  # measures of one family at several cutoffs share one pass (ranking.batched)
-        exprs, picks = batched.aggregations(measures, roles, _MEASURE)
+        built, columns = _aggregations(tuple(measures), tuple(roles.items()))
+        exprs, picks = list(built), list(columns)
         suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
     per_query = judged.group_by(cols.query_keys).agg(exprs).select(*cols.query_keys, *picks)
@@ -194,6 +199,16 @@ def per_query_wide(
     ]
     per_query = per_query.select(*cols.query_keys, *labelled_columns)
     return _checks.attach(per_query, problems)
+
+
+@functools.lru_cache(maxsize=256)
+def _aggregations(
+    measures: tuple[Measure, ...], roles: tuple[tuple[str, str], ...]
+) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
+    """:func:`batched.aggregations`, built once per measures and columns (expressions are immutable;
+    building them costs a small call more than some of its steps)."""
+    aggs, columns = batched.aggregations(measures, dict(roles), _MEASURE)
+    return tuple(aggs), tuple(columns)
 
 
 def tie_aware_long(

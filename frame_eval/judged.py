@@ -308,16 +308,25 @@ def overlap_message(judged: int, queries: int, qrels_queries: int, example_run: 
 
 
 def _overlap_problem(
-    run_queries: pl.LazyFrame, judged_queries: pl.LazyFrame, query_id: str, strict: bool
+    run_queries: pl.LazyFrame, judged_queries: pl.LazyFrame, query_id: str, strict: bool,
+    judged_groups: pl.LazyFrame | None = None,
 ) -> _checks.Problem:
     """Fires when fewer than half of the run's queries have judgements (none at all included):
-    a warning, or with ``strict`` an error, naming both counts and an example of each side."""
+    a warning, or with ``strict`` an error, naming both counts and an example of each side.
+    ``judged_groups``: the run's queries that have judgements, when the caller has them
+    already, and ``run_queries`` holds each query once: both are counted, nothing joined."""
     run_ids = run_queries.select(query_id).unique()
-    # judged_queries holds each id once, so the left join keeps one row per run query
-    judged = judged_queries.with_columns(pl.lit(True).alias(_JUDGED))
-    tally = run_ids.join(judged, on=query_id, how="left").select(
-        count=mostly_unjudged(pl.col(_JUDGED).count(), pl.len()).cast(pl.UInt64)
-    )
+    if judged_groups is None:
+        # judged_queries holds each id once, so the left join keeps one row per run query
+        judged = judged_queries.with_columns(pl.lit(True).alias(_JUDGED))
+        tally = run_ids.join(judged, on=query_id, how="left").select(
+            count=mostly_unjudged(pl.col(_JUDGED).count(), pl.len()).cast(pl.UInt64)
+        )
+    else:
+        sizes = [run_queries.select(pl.len().alias("all")), judged_groups.select(pl.len().alias("judged"))]
+        tally = pl.concat(sizes, how="horizontal").select(
+            count=mostly_unjudged(pl.col("judged"), pl.col("all")).cast(pl.UInt64)
+        )
 
     def explain(count: int) -> str:
         run_side = run_ids.sort(query_id).collect().get_column(query_id)
@@ -391,7 +400,7 @@ def _plan(
         repeats = counted = None
         counts = run_queries.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     problems = cast_problems + _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
-    problems.append(_overlap_problem(counts, judged_queries, cols.query_id, strict))
+    run_queries = counts
     if depth is not None:
         counts = counts.with_columns(pl.col(_NUM_RET).clip(upper_bound=depth))
     if complete:
@@ -403,6 +412,10 @@ def _plan(
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
     if small:
         groups = groups.cache()
+    # without by= and complete, the groups are the run's judged queries, one row each: counted as
+    # they are rather than joined again (a step less for a small call)
+    judged_groups = groups if small and not complete and not cols.by else None
+    problems.append(_overlap_problem(run_queries, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
 
