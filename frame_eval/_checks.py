@@ -205,6 +205,9 @@ _pending = threading.local()  # the call that collects at once, if any (see ``de
 # an eager input below this many run rows is evaluated with the plan and engine that cost
 # least per call (exact ranks directly, the in-memory engine); above, with those that scale
 SMALL_ROWS = 200_000
+# an eager input above this many run rows is ranked a slice of this many rows at a time (a window
+# function's working memory grows with its rows; see ``judged._score_ranks``)
+CHUNK_ROWS = 1_250_000
 
 
 @dataclass
@@ -217,6 +220,13 @@ class Deferred:
     @property
     def small(self) -> bool:
         return self.rows is not None and self.rows < SMALL_ROWS
+
+    @property
+    def chunks(self) -> int:
+        """How many row slices an eager run is ranked in (1: at once)."""
+        if self.rows is None or self.small:
+            return 1
+        return max(1, -(-self.rows // CHUNK_ROWS))
 
 
 @contextlib.contextmanager
