@@ -280,9 +280,11 @@ def _score_ranks(
         *([] if sliced else [repeated]),
     ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
-    again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
     if sliced:
-        again = again.cache()  # read by the exact ranks and the repeats
+        # from the run itself (in memory: read again for free), so that no step waits for the
+        # groups with all ranked rows held for it; read by the exact ranks and the repeats
+        queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
+        again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
         per_window = [
             run.slice(start, length).group_by(_group_hash(keys).alias(_GROUP)).agg(repeated).select(_REPEATS)
             for start, length in slices
@@ -291,6 +293,7 @@ def _score_ranks(
         repeats = pl.concat([*per_window, per_query.select(_REPEATS)], parallel=False)
         repeats = repeats.select(total)
     else:
+        again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
         repeats = groups.select(total)
     exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
     by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
@@ -309,6 +312,9 @@ class _Plan:
     qrels: pl.LazyFrame  # [*keys, doc_id, relevance]: the judgements of every group
     problems: list[pl.LazyFrame | _checks.Problem]
     doc_dtype: pl.DataType
+    # the checked qrels, when the ranked run can be joined with them before the groups are known
+    # (no by=): a join that waits for the groups makes the engine hold every ranked row meanwhile
+    judgements: pl.LazyFrame | None = None
 
 
 _INT64_MAX = 2**63 - 1
@@ -428,7 +434,8 @@ def _plan(
     else:
         groups = counts.join(judged_queries, on=cols.query_id, how="semi")
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
+    judgements = qrels if slices and not cols.by else None
+    return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)
 
 
 Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Problem]]
@@ -547,10 +554,12 @@ def evaluation_frame(
     plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
-    group_qrels = plan.qrels
+    group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
     judged = plan.ranked.join(group_qrels, on=doc_keys, how="right")
+    if plan.judgements is not None and not complete:  # the judgements of queries the run has
+        judged = judged.join(plan.groups.select(keys), on=keys, how="semi")
     # the few queries with tied scores (or a shared key hash) take their exact ranks
     rank = pl.col(cols.rank) if plan.exact is None else pl.coalesce(_EXACT, cols.rank)
     if plan.depth is not None:
