@@ -37,7 +37,7 @@ def main(data: Path) -> None:
     cols, keys = RunColumns(), ["query_id", "doc_id"]
     best("ranking: evaluate (all steps)", lambda: run.ireval.evaluate(qrels, MEASURES, shape="wide"))
     best("ranking: judge (the full judged frame)", lambda: run.ireval.judge(qrels))
-    _, ranked, groups, exact = _score_ranks(run.lazy(), cols, pl.String)
+    _, ranked, groups, _, exact = _score_ranks(run.lazy(), cols, pl.String)
     best("ranking: rank by score per query, and the groups", lambda: pl.collect_all([ranked, groups]))
     best("ranking: the same and the exact re-rank (no ties)", lambda: pl.collect_all([ranked, groups, exact]))
     exact_all = rank_expr(cols, pl.String)

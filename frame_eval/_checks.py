@@ -173,17 +173,16 @@ def duplicate_problem(
 ) -> Problem:
     """Key combinations that occur more than once.
 
-    The fast pass compares the row count with the number of distinct 64-bit
-    hashes of the keys: equal means no repeats for certain. Only when they
-    differ (a repeat, or a hash collision) does the exact hash aggregation
+    The fast pass counts the rows whose 64-bit key hash equals the one before
+    in sorted order (rows less distinct hashes; sorting integers takes less
+    memory than a hash set of them): 0 means no repeats for certain. Only when
+    it is not (a repeat, or a hash collision) does the exact hash aggregation
     run, to confirm and name an example. A caller that counts the same thing
-    more cheaply on the way (rows minus distinct hashes, one ``count`` row)
-    passes it as ``suspect``.
+    more cheaply on the way (one ``count`` row) passes it as ``suspect``.
     """
     if suspect is None:
-        suspect = frame.select(
-            count=(pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64),
-        )
+        hashes = pl.struct(keys).hash().sort()
+        suspect = frame.select(count=(hashes == hashes.shift()).sum().cast(pl.UInt64))
 
     def explain(count: int) -> str:
         indexed = frame.with_row_index(_ROW).filter(pl.len().over(keys) > 1)
@@ -217,6 +216,9 @@ SMALL_ROWS = 200_000
 # (a judged frame of 6,000 rows is faster with them). The small path marks what its plans
 # share with explicit caches.
 UNOPTIMIZED_ROWS = 5_000
+# an eager input above this many run rows is ranked a slice of this many rows at a time (a window
+# function's working memory grows with its rows; see ``judged._score_ranks``)
+CHUNK_ROWS = 1_250_000
 
 
 @dataclass
@@ -234,6 +236,13 @@ class Deferred:
     def optimizations(self) -> pl.QueryOptFlags:
         few = self.rows is not None and self.rows < UNOPTIMIZED_ROWS
         return pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
+
+    @property
+    def chunks(self) -> int:
+        """How many row slices an eager run is ranked in (1: at once)."""
+        if self.rows is None or self.small:
+            return 1
+        return max(1, -(-self.rows // CHUNK_ROWS))
 
 
 @contextlib.contextmanager

@@ -209,7 +209,8 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
 
 
 def _score_ranks(
-    run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False
+    run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
+    slices: Sequence[tuple[int, int]] = (),
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
@@ -227,45 +228,76 @@ def _score_ranks(
 
     Every query of a window that fails either check is ranked again by the pair.
 
-    Returns ``(scored, ranked, groups, exact)``: the run's key, document and score columns
-    as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]`` ranked by
-    score, ``[*keys, num_ret, repeats]`` for every query of the run (``repeats``: rows
-    less distinct doc_id hashes, 0 unless a document repeats or two hashes collide),
-    and ``[*keys, doc_id, exact]`` with the (score, doc_id) rank of every document of
-    the re-ranked queries (usually none), which takes precedence over ``rank``.
+    ``slices`` (``(offset, length)`` pairs covering an in-memory run, whose slices cost nothing):
+    the windows are taken within each slice, one slice after the other. A window function's
+    working memory grows with its rows (at 10M rows about 300 MB for a 40 MB rank column), a
+    slice's is a fraction of it, and the values do not change: a query cut by a slice boundary
+    has windows short of its rows, so its rank sum is short of ``n (n + 1) / 2`` and it is
+    ranked again by the pair. A run stored by query (as TREC runs are) has few such queries.
+    Repeated documents are counted per window too (a distinct count's hash sets also grow with
+    the rows), and over all rows of the re-ranked queries, where a slice boundary may part two
+    copies of a document.
+
+    Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
+    columns as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]``
+    ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
+    distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
+    positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
+    the (score, doc_id) rank of every document of the re-ranked queries (usually none), which
+    takes precedence over ``rank``.
 
     ``small`` (an eager input of a few rows, where the cost is per step, not per row): every
     row is ranked by the pair at once and ``exact`` is ``None``.
     """
     keys = cols.query_keys
     n = pl.len().cast(pl.UInt64)
+    repeated = (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS)
+    total = pl.col(_REPEATS).sum().cast(pl.UInt64).alias("count")
     if small:
         ranked = run.select(*keys, cols.doc_id, cols.score, rank_expr(cols, doc_dtype)).cache()
-        groups = ranked.group_by(keys).agg(
-            pl.len().cast(pl.UInt32).alias(_NUM_RET),
-            (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
-        ).cache()  # read by the evaluation and the checks
-        return ranked, ranked.select(*keys, cols.doc_id, cols.rank), groups, None
+        groups = ranked.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_NUM_RET), repeated).cache()
+        repeats = groups.select(total)
+        by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
+        return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, None
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
-    ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
-        score_rank.cast(pl.UInt32).alias(cols.rank)
-    ).cache()  # read three times below: rank once
+
+    def rank_by_score(rows: pl.LazyFrame) -> pl.LazyFrame:
+        return rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+            score_rank.cast(pl.UInt32).alias(cols.rank)
+        )
+
+    if len(slices) > 1:
+        pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
+        ranked = pl.concat(pieces, parallel=False)
+    else:
+        ranked = rank_by_score(run)
+    ranked = ranked.cache()  # read three times below: rank once
+    sliced = len(slices) > 1
     groups = ranked.group_by(keys).agg(
         pl.len().cast(pl.UInt32).alias(_NUM_RET),
         pl.col(_GROUP).first(),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
-        (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS),
+        *([] if sliced else [repeated]),
     ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
-    exact = ranked.join(suspect, on=_GROUP, how="semi").select(
-        *keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT)
-    )
-    return (
-        ranked,
-        ranked.select(*keys, cols.doc_id, cols.rank),
-        groups.select(*keys, _NUM_RET, _REPEATS),
-        exact,
-    )
+    if sliced:
+        # from the run itself (in memory: read again for free), so that no step waits for the
+        # groups with all ranked rows held for it; read by the exact ranks and the repeats
+        queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
+        again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
+        per_window = [
+            run.slice(start, length).group_by(_group_hash(keys).alias(_GROUP)).agg(repeated).select(_REPEATS)
+            for start, length in slices
+        ]
+        per_query = again.group_by(keys).agg(repeated)
+        repeats = pl.concat([*per_window, per_query.select(_REPEATS)], parallel=False)
+        repeats = repeats.select(total)
+    else:
+        again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
+        repeats = groups.select(total)
+    exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
+    by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
+    return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
 
 
 @dataclass(frozen=True)
@@ -280,6 +312,9 @@ class _Plan:
     qrels: pl.LazyFrame  # [*keys, doc_id, relevance]: the judgements of every group
     problems: list[pl.LazyFrame | _checks.Problem]
     doc_dtype: pl.DataType
+    # the checked qrels, when the ranked run can be joined with them before the groups are known
+    # (no by=): a join that waits for the groups makes the engine hold every ranked row meanwhile
+    judgements: pl.LazyFrame | None = None
 
 
 _INT64_MAX = 2**63 - 1
@@ -340,6 +375,19 @@ def _overlap_problem(
     return _checks.Problem(tally, explain, warn=not strict)
 
 
+_SAMPLE_ROWS = 100_000
+
+
+def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str]) -> bool:
+    """Whether the first rows of an eager run come a query at a time (as TREC runs do), so that
+    slices of rows part few queries; only the speed of ranking by slices depends on it."""
+    key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
+    changes, distinct = run.head(_SAMPLE_ROWS).select(
+        (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
+    ).collect(engine="in-memory").row(0)
+    return changes + 1 <= 2 * distinct
+
+
 def _plan(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -389,15 +437,17 @@ def _plan(
         run = run.join(judged_docs, on=[cols.query_id, cols.doc_id], how="semi")
         if whole_run or duplicates == "max":
             run = run.cache()
-    scored, ranked, counts, exact = _score_ranks(run, cols, doc_dtype, small=small)
-    # rows minus distinct document hashes, per query: the run's duplicate check for free
-    repeats: pl.LazyFrame | None = counts.select(count=pl.col(_REPEATS).sum().cast(pl.UInt64))
-    counts = counts.select(*keys, _NUM_RET)
+    slices: list[tuple[int, int]] = []
+    if state is not None and state.rows is not None and state.chunks > 1 and duplicates == "error" \
+            and not judged_only and not whole_run and _stored_by_query(run, keys):
+        step = -(-state.rows // state.chunks)  # the eager run as given: its slices cost nothing
+        slices = [(start, step) for start in range(0, state.rows, step)]
+    scored, ranked, counts, repeats, exact = _score_ranks(run, cols, doc_dtype, small=small, slices=slices)
     # nulls are counted on the columns the ranking reads anyway (after duplicates='max'
     # they may be gone: then the run itself is counted)
     counted = scored if duplicates == "error" else None
     if judged_only:  # the checks read the whole run; queries left with nothing retrieved stay
-        repeats = counted = None
+        repeats, counted = None, None
         counts = run_queries.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     problems = cast_problems + _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
     run_queries = counts
@@ -417,7 +467,8 @@ def _plan(
     judged_groups = groups if small and not complete and not cols.by else None
     problems.append(_overlap_problem(run_queries, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype)
+    judgements = qrels if slices and not cols.by else None
+    return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)
 
 
 Checked = tuple[pl.LazyFrame, list[pl.LazyFrame | _checks.Problem]]
@@ -536,10 +587,12 @@ def evaluation_frame(
     plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
-    group_qrels = plan.qrels
+    group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
     judged = plan.ranked.join(group_qrels, on=doc_keys, how="right")
+    if plan.judgements is not None and not complete:  # the judgements of queries the run has
+        judged = judged.join(plan.groups.select(keys), on=keys, how="semi")
     # the few queries with tied scores (or a shared key hash) take their exact ranks
     rank = pl.col(cols.rank) if plan.exact is None else pl.coalesce(_EXACT, cols.rank)
     if plan.depth is not None:

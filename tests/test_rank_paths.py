@@ -6,10 +6,10 @@ rank only for queries that fail one of two exact checks: a tie (the rank sum is
 short of n (n + 1) / 2) or a hash shared with another query. These tests drive
 each branch: distinct scores (no query recomputed), ties in some queries only,
 and hashes forced to collide (every query, or pairs of them, in one window).
-An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``);
-every test here runs both ways. evaluate() also sorts its frame by rank once, so
-measures add their terms as the rows come; the public expressions, on a frame in
-any order, give the same bits.
+An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``), a
+large one a slice of rows at a time (``_checks.CHUNK_ROWS``); every test here runs all three
+ways. evaluate() also sorts its frame by rank once, so measures add their terms as the rows
+come; the public expressions, on a frame in any order, give the same bits.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
 NAMES = [name for _, name in PAIRS]
 
 
-@pytest.fixture(autouse=True, params=["small eager path", "score-rank path"])
+@pytest.fixture(autouse=True, params=["small eager path", "score-rank path", "sliced score-rank path"])
 def ranking_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.param == "score-rank path":
+    if request.param != "small eager path":
         monkeypatch.setattr(_checks, "SMALL_ROWS", 0)
+    if request.param == "sliced score-rank path":  # slices of 37 rows: queries cut by their boundaries
+        monkeypatch.setattr(_checks, "CHUNK_ROWS", 37)
 
 
 def distinct_scores(run: pl.DataFrame, seed: int) -> pl.DataFrame:
@@ -161,3 +163,36 @@ def test_expressions_on_shuffled_frames_equal_evaluate(seed: int) -> None:
     )
     wide = run.ireval.evaluate(qrels, ORDER_SENSITIVE, shape="wide")
     assert by_expressions.equals(wide.select(by_expressions.columns))
+
+
+@pytest.mark.parametrize(("row", "at"), [(5, 6), (31, 50), (5, 45), (5, 170)],
+                         ids=["neighbours", "in its query across a slice boundary", "in another query",
+                              "slices apart"])
+def test_a_repeated_document_is_found_on_every_path(row: int, at: int) -> None:
+    """A (query, document) pair twice: the copy of ``row`` placed before row ``at``, in one
+    slice of 37 rows or parted by slice boundaries, with distinct scores (no tie flags the
+    query for the exact ranks)."""
+    run = pl.DataFrame({
+        "query_id": [f"q{i // 30}" for i in range(180)],
+        "doc_id": [f"d{i % 30}" for i in range(180)],
+        "score": [float(180 - i) for i in range(180)],
+    })
+    copy = run.slice(row, 1).with_columns(score=pl.lit(0.5))
+    run = pl.concat([run.slice(0, at), copy, run.slice(at)])
+    qrels = pl.DataFrame({"query_id": ["q0", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    repeated = r"1 \(query_id, doc_id\) combinations occur more than once in the run"
+    with pytest.raises(ValueError, match=repeated):
+        run.ireval.evaluate(qrels, ["AP", "P@5"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_eager_paths_equal_the_lazy_plan(seed: int) -> None:
+    """Bit for bit: the eager call (ranked at once, by score, or by slices) and the lazy plan,
+    with systems, ties and many families; stored by query and shuffled."""
+    from test_determinism import MEASURES, case
+
+    run, qrels = case(seed, queries=40, depth=30)
+    stored = run.sort("system", "query_id", maintain_order=True)
+    for frame in (stored, run.sample(fraction=1.0, shuffle=True, seed=seed)):
+        lazy = frame.lazy().ireval.evaluate(qrels.lazy(), MEASURES, by="system", shape="wide").collect()
+        assert frame.ireval.evaluate(qrels, MEASURES, by="system", shape="wide").equals(lazy)
