@@ -44,7 +44,8 @@ from typing import Final
 import polars as pl
 
 __all__ = [
-    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "row_sum",
+    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "powers",
+    "row_sum",
 ]
 
 
@@ -130,6 +131,54 @@ def log2(positions: pl.Expr) -> pl.Expr:
     [1.0, 1.584962500721156]
     """
     return positions.map_batches(_log2_batch, return_dtype=pl.Float64, is_elementwise=True)
+
+
+class _PowerTable:
+    """``p**e`` for integers ``e >= 0``, each the previous times ``p`` (trec_eval's order: its
+    ``rbp`` multiplies ``p`` in one rank at a time), grown on demand and shared by every thread."""
+
+    def __init__(self, p: float) -> None:
+        self._p = p
+        self._lock = threading.Lock()
+        self._values = self._make(1 << 8)
+
+    def _make(self, size: int) -> pl.Series:
+        values, value = [], 1.0
+        for _ in range(size):
+            values.append(value)
+            value *= self._p
+        return pl.Series(values, dtype=pl.Float64)
+
+    def __call__(self, series: pl.Series, **_: object) -> pl.Series:  # polars passes return_dtype=
+        exponents = series.cast(pl.Int64)
+        lowest = exponents.min()
+        if lowest is not None and lowest < 0:  # type: ignore[operator]
+            raise AssertionError("a negative exponent")  # callers pass ranks - 1, never below 0
+        values = self._values
+        largest = exponents.max()
+        if largest is not None and largest >= values.len():  # type: ignore[operator]
+            with self._lock:
+                if largest >= self._values.len():  # type: ignore[operator]
+                    self._values = self._make(1 << int(largest).bit_length())  # type: ignore[arg-type]
+                values = self._values
+        return values.gather(exponents).alias(series.name)
+
+
+_POWERS: dict[float, _PowerTable] = {}
+_POWERS_LOCK = threading.Lock()
+
+
+def powers(p: float, exponents: pl.Expr) -> pl.Expr:
+    """``p**e`` for integer ``exponents`` ``e >= 0`` (null stays null), multiplied out one factor at
+    a time as trec_eval does, so with its bits (``p**e`` itself may differ in the last bit).
+
+    >>> import polars as pl
+    >>> pl.DataFrame({"e": [0, 1, 3]}).select(powers(0.9, pl.col("e")))["e"].to_list()
+    [1.0, 0.9, 0.7290000000000001]
+    """
+    with _POWERS_LOCK:
+        table = _POWERS.setdefault(float(p), _PowerTable(float(p)))
+    return exponents.map_batches(table, return_dtype=pl.Float64, is_elementwise=True)
 
 
 # -- NumPy's pairwise summation ------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from frame_eval._float import ordered_sum
 from frame_eval.cli_measures import Line, MeasureError
 from frame_eval.cli_output import Chunk, RunResult, tidy_frame, to_zscores, trec_chunks, write_chunks
 from frame_eval.evaluate import _aggregate, evaluate
-from frame_eval.judged import RunColumns
+from frame_eval.judged import RunColumns, rank_expr
 from frame_eval.registry import parse_measures, resolve
 
 __all__ = ["main"]
@@ -266,14 +266,26 @@ def _relstrings(
 ) -> dict[str, str]:
     """trec_eval's relstring: the judgement of each of the first ``length`` documents as a character:
     the digit, ``>`` above 9, ``-`` for a document not in the qrels, ``.`` for a negative judgement."""
-    judged = run.lazy().ireval.judge(qrels.lazy(), complete=options["complete"], depth=options["depth"],
-                                     judged_only=options["judged_only"])
     rel = pl.col("relevance")
     char = (pl.when(rel.is_null()).then(pl.lit("-"))  # not in the qrels
             .when(rel < 0).then(pl.lit("."))  # in the pool, not judged
             .when(rel > 9).then(pl.lit(">"))
             .otherwise(rel.cast(pl.String)))
-    top = judged.filter(pl.col("rank").is_not_null() & (pl.col("rank") <= length))
+    if options["judged_only"]:  # the unjudged leave the ranking first: rank the judged frame
+        judged = run.lazy().ireval.judge(qrels.lazy(), complete=options["complete"], depth=options["depth"],
+                                         judged_only=True)
+        top = judged.filter(pl.col("rank").is_not_null() & (pl.col("rank") <= length))
+    else:
+        # only documents whose score is among the first `length` of their query can rank that high
+        # (ties included: every document ranked above one has a score at least as high), so only
+        # those are ranked, by trec_eval's order (score, then doc_id descending); -0.0 is 0.0 there
+        deepest = length if options["depth"] is None else min(length, options["depth"])
+        score = pl.col("score") + 0.0
+        cut = score.top_k(deepest).min().over("query_id")
+        candidates = run.lazy().select("query_id", "doc_id", "score").filter(score >= cut)
+        ranked = candidates.with_columns(rank_expr(RunColumns(), pl.String)).filter(pl.col("rank") <= deepest)
+        top = ranked.join(qrels.lazy().select("query_id", "doc_id", "relevance"), on=["query_id", "doc_id"],
+                          how="left")
     strings = top.group_by("query_id").agg(char.sort_by("rank").str.join("").alias("s")).collect()
     return dict(strings.iter_rows())
 

@@ -60,25 +60,44 @@ def _fixed4(x: pl.Expr) -> pl.Expr:
     magnitude = units.abs()
     text = pl.concat_str(
         pl.when(negative).then(pl.lit("-")).otherwise(pl.lit("")),
-        (magnitude // 10000).cast(pl.String), pl.lit("."), (magnitude % 10000).cast(pl.String).str.zfill(4),
+        # the four decimals, zero-padded: 1dddd without its 1; at least 6 characters (d.dddd), as %6.4f
+        (magnitude // 10000).cast(pl.String), pl.lit("."),
+        (magnitude % 10000 + 10000).cast(pl.String).str.slice(1),
     )
-    return pl.when(decided).then(text.str.pad_start(6))
+    return pl.when(decided).then(text)
+
+
+def _text(values: pl.Expr, integer: bool) -> pl.Expr:
+    """Each value as trec_eval prints it, or null where Python must decide (see the module notes)."""
+    values = values.cast(pl.Float64).fill_null(0.0)
+    if integer:
+        whole = values.cast(pl.Int64, strict=False).cast(pl.String)  # truncated toward zero, as C's (long)
+        return pl.when(values.is_finite()).then(whole)
+    return _fixed4(values)
+
+
+def _decide(text: pl.Series, values: pl.Series, integer: bool) -> pl.Series:
+    """``text`` with its nulls (values polars leaves undecided) formatted by Python."""
+    undecided = text.is_null().arg_true()
+    if not len(undecided):
+        return text
+    fixed = [number(values[i], integer) for i in undecided.to_list()]
+    return text.scatter(undecided, pl.Series(fixed, dtype=pl.String))
 
 
 def format_values(values: pl.Series, integer: bool) -> pl.Series:
     """Each value of ``values`` as trec_eval prints it."""
     values = values.cast(pl.Float64).fill_null(0.0)
-    if integer:
-        whole = values.cast(pl.Int64, strict=False).cast(pl.String)  # truncated toward zero, as C's (long)
-        text = pl.select(pl.when(values.is_finite()).then(whole))
-    else:
-        text = pl.select(_fixed4(pl.lit(values)))
-    out = text.to_series()
-    undecided = out.is_null().arg_true()
-    if len(undecided):
-        fixed = [number(values[i], integer) for i in undecided.to_list()]
-        out = out.scatter(undecided, pl.Series(fixed, dtype=pl.String))
-    return out
+    return _decide(pl.select(_text(pl.lit(values), integer)).to_series(), values, integer)
+
+
+def format_columns(frame: pl.DataFrame, columns: Sequence[tuple[str, bool]]) -> pl.DataFrame:
+    """``frame``'s ``(column, integer)`` columns formatted as :func:`format_values` does, in one
+    select (polars formats the columns in parallel)."""
+    names = list(dict(columns))
+    text = frame.select(_text(pl.col(name), integer).alias(name) for name, integer in dict(columns).items())
+    return pl.DataFrame([_decide(text[name], frame[name].cast(pl.Float64).fill_null(0.0), dict(columns)[name])
+                         for name in names])
 
 
 Chunk = str | pl.DataFrame  # text, or a frame of one column of lines (millions of -q lines)
@@ -101,24 +120,27 @@ def trec_chunks(result: RunResult, lines: Sequence[Line], per_query: bool, summa
     z = "Z" if zscores else ""
     out: list[Chunk] = []
     if per_query and result.per_query.height:
-        frame = result.per_query.with_row_index("__q")
+        frame = result.per_query
+        shown = [line for line in lines if line.per_query and line.kind != "runid"
+                 and (line.kind == "relstring" or line.measure is not None)]
+        formatted = format_columns(frame, [(line.label, line.integer and not z)
+                                           for line in shown if line.kind != "relstring"])
         query = pl.col("query_id")
-        parts = []
-        for j, line in enumerate(x for x in lines if x.per_query and x.kind != "runid"):
+        pieces: list[pl.Expr] = []  # one text per query: its lines in measure order, built in one pass
+        for line in shown:
             if line.kind == "relstring":
                 strings = frame["query_id"].replace_strict(result.relstrings, default="",
                                                            return_dtype=pl.String)
-                value = pl.concat_str(pl.lit("'"), pl.lit(strings), pl.lit("'"))
-                prefix = f"{line.label:<22}\t"
-            elif line.measure is not None:
-                value = pl.lit(format_values(frame[line.label], line.integer and not z))
-                prefix = f"{z}{line.label:<22}\t"
+                prefix, value, suffix = f"{line.label:<22}\t", pl.lit(strings), "'"
+                middle = "\t'"
             else:
-                continue
-            text = pl.concat_str(pl.lit(prefix), query, pl.lit("\t"), value).alias("line")
-            parts.append(frame.select("__q", pl.lit(j, pl.UInt32).alias("__m"), text))
-        if parts:
-            out.append(pl.concat(parts).sort("__q", "__m").select("line"))
+                prefix, value, suffix = f"{z}{line.label:<22}\t", pl.lit(formatted[line.label]), ""
+                middle = "\t"
+            pieces += [pl.lit(("\n" if pieces else "") + prefix), query, pl.lit(middle), value]
+            if suffix:
+                pieces.append(pl.lit(suffix))
+        if pieces:  # queries in the frame's order
+            out.append(frame.select(pl.concat_str(pieces).alias("line")))
     if summary:
         for line in lines:
             if line.kind == "runid":

@@ -95,7 +95,8 @@ class MeasureSpec:
     ``build_cutoffs(columns, cutoffs, **params)``, optional, computes the measure at several
     cutoffs in one pass: one expression whose value per group is the list of the values,
     with the bits of ``build`` at each cutoff (``None``: not for these parameters; see
-    ``frame_eval.ranking.batched``).
+    ``frame_eval.ranking.batched``). With ``batch_param``, it takes the values of that
+    parameter in place of cutoffs (``Rprec_mult``'s multiples), the other parameters alike.
     """
 
     name: str
@@ -115,6 +116,7 @@ class MeasureSpec:
     # for micro averages: (columns, cutoff, **params) -> (numerator, denominator) of one group
     micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
     build_cutoffs: Callable[..., pl.Expr | None] | None = None
+    batch_param: str | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

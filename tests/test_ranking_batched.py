@@ -27,6 +27,8 @@ FAMILIES = [
     ["IPrec(rounding=trec9)@0.2", "IPrec(rounding=trec9)@0.5", "IPrec(rounding=trec9)@1"],
     ["IPrec(rounding=ceil)@0", "IPrec(rounding=ceil)@0.3", "IPrec(rounding=ceil)@0.7"],
     ["IPrec(rel=2)@0.1", "IPrec(rel=2)@0.9"],
+    ["Rprec_mult"],  # batched over its multiples (batch_param)
+    ["Rprec_mult(mult=0)", "Rprec_mult(mult=0.5,rel=2)", "Rprec_mult(mult=3,rel=2)", "Rprec_mult(mult=1e15)"],
 ]
 
 

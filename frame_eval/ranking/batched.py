@@ -56,10 +56,18 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     )
 
 
-def _batch_key(m: Measure) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
+def _batch_key(m: Measure) -> tuple[Any, ...] | None:
     if m.spec.build_cutoffs is None:
         return None
-    return m.spec.name, m.params
+    varying = m.spec.batch_param
+    if varying is None:
+        return m.spec.name, m.params
+    return m.spec.name, tuple(p for p in m.params if p[0] != varying), m.cutoff
+
+
+def _batched_value(m: Measure) -> Any:
+    """What varies within a batch: the cutoff, or the value of the family's ``batch_param``."""
+    return m.cutoff if m.spec.batch_param is None else m.kwargs[m.spec.batch_param]
 
 
 def aggregations(
@@ -70,9 +78,9 @@ def aggregations(
     Returns ``(aggs, columns)``: ``group_by(...).agg(aggs)`` followed by
     ``select(columns)`` gives the Float64 column ``f"{name}{i}"`` for the ``i``-th
     measure. Measures of one family with the same parameters and at least two
-    cutoffs share one pass when the family has ``build_cutoffs`` and it takes those
-    parameters; every other measure is its own aggregation, computed once for measures
-    with the same builder, cutoff and parameters.
+    cutoffs (or values of its ``batch_param``) share one pass when the family has
+    ``build_cutoffs`` and it takes those parameters; every other measure is its own
+    aggregation, computed once for measures with the same builder, cutoff and parameters.
     """
     groups: dict[Any, list[int]] = {}
     for i, m in enumerate(measures):
@@ -87,7 +95,8 @@ def aggregations(
             continue
         first = measures[members[0]]
         assert first.spec.build_cutoffs is not None
-        batch = first.spec.build_cutoffs(roles, [measures[i].cutoff for i in members], **first.kwargs)
+        kwargs = {k: v for k, v in first.kwargs.items() if k != first.spec.batch_param}
+        batch = first.spec.build_cutoffs(roles, [_batched_value(measures[i]) for i in members], **kwargs)
         if batch is None:  # the family does not batch these parameters
             continue
         label = f"{name}batch{n}"

@@ -38,6 +38,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_rank_order,
     _relevant,
     _safe_ratio,
     _spec,
@@ -57,9 +58,24 @@ def _retrieved_in_rank_order(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Ex
     return ranks.sort(), relevance.filter(retrieved).sort_by(ranks)
 
 
+def _retrieved_terms(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(ranks, judgements, which rows are the retrieved relevant ones' terms), in rank order.
+
+    On rows already in rank order (unretrieved rows last) every row is kept, so that no
+    group is filtered or sorted: counts down the rows are the same at each retrieved row,
+    and a sum of the terms where the third expression holds, 0.0 elsewhere, has the bits
+    of the sum over the retrieved rows alone (no term is -0.0).
+    """
+    if _in_rank_order(columns):
+        rank, relevance = _columns(columns)
+        return rank, relevance, rank.is_not_null()
+    ranks, judgements = _retrieved_in_rank_order(columns)
+    return ranks, judgements, pl.lit(True)
+
+
 def _build_bpref(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     _, relevance = _columns(columns)
-    _, judgements = _retrieved_in_rank_order(columns)
+    _, judgements, retrieved = _retrieved_terms(columns)
     num_rel = _relevant(relevance, rel).sum()
     num_nonrel = ((relevance >= 0) & (relevance < rel)).fill_null(False).sum()
     is_nonrel = ((judgements >= 0) & (judgements < rel)).fill_null(False)
@@ -67,13 +83,14 @@ def _build_bpref(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
     worst = pl.min_horizontal(num_nonrel, num_rel).cast(pl.Float64)
     seen = pl.min_horizontal(nonrel_above, num_rel).cast(pl.Float64)
     terms = pl.when(nonrel_above > 0).then(1.0 - divide(seen, worst)).otherwise(pl.lit(1.0, pl.Float64))
-    total = ordered_sum(terms.filter(_relevant(judgements, rel)))
+    counted = _relevant(judgements, rel) & retrieved
+    total = ordered_sum(pl.when(counted).then(terms).otherwise(pl.lit(0.0, pl.Float64)))
     return _safe_ratio(total, num_rel)
 
 
 def _build_infap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     _, relevance = _columns(columns)
-    ranks, judgements = _retrieved_in_rank_order(columns)
+    ranks, judgements, retrieved = _retrieved_terms(columns)
     is_rel = _relevant(judgements, rel)
     rel_so_far = is_rel.cast(pl.Int64).cum_sum()
     nonrel_so_far = ((judgements >= 0) & (judgements < rel)).fill_null(False).cast(pl.Int64).cum_sum()
@@ -84,7 +101,7 @@ def _build_infap(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
         (rel_so_far - 1 + nonrel_so_far + pooled_so_far).cast(pl.Float64) / j
     ) * ((before + INFAP_EPSILON) / ((rel_so_far - 1 + nonrel_so_far).cast(pl.Float64) + 2 * INFAP_EPSILON))
     terms = pl.when(ranks == 1).then(pl.lit(1.0, pl.Float64)).otherwise(term)
-    total = ordered_sum(terms.filter(is_rel))
+    total = ordered_sum(pl.when(is_rel & retrieved).then(terms).otherwise(pl.lit(0.0, pl.Float64)))
     return _safe_ratio(total, _relevant(relevance, rel).sum())
 
 

@@ -103,6 +103,15 @@ def _cutoffs_recall(columns: Mapping[str, str], cutoffs: list[int | None], *, re
     return batched.ratio_to(batched.found_within(hits, cutoffs), num_rel)
 
 
+def _multiples_rprec_mult(columns: Mapping[str, str], multiples: list[float], *, rel: int) -> pl.Expr:
+    hits, num_rel = batched.relevant_ranks(columns, rel)
+    mults = pl.lit(pl.Series([float(m) for m in multiples], dtype=pl.Float64))
+    depth = (mults * num_rel.cast(pl.Float64) + 0.9).floor()  # each as _build_rprec_mult computes it
+    # ranks are below 2**32: a larger depth counts every hit, whatever its size
+    found = hits.cast(pl.Int64).search_sorted(depth.clip(upper_bound=2.0**40).cast(pl.Int64), side="right")
+    return batched.ratio(found, depth)
+
+
 def _cutoffs_relative_p(columns: Mapping[str, str], cutoffs: list[int], *, rel: int) -> pl.Expr:
     hits, num_rel = batched.relevant_ranks(columns, rel)
     most = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), num_rel.cast(pl.Int64))
@@ -174,7 +183,7 @@ RPREC_MULT = _spec(
     "Rprec_mult", "precision at rank floor(mult * R + 0.9), R the number of relevant documents",
     _build_rprec_mult,
     params=(Param("mult", float, 1.0, doc="the multiple of R", check=_check_mult), _REL),
-    lowest_read=_reads_relevant,
+    lowest_read=_reads_relevant, build_cutoffs=_multiples_rprec_mult, batch_param="mult",
     # always show the multiple: a bare Rprec_mult stands for trec_eval's ten
     format_name=lambda params, _: f"Rprec_mult(mult={_format_multiple(params.get('mult', 1.0))}"
     + (f",rel={params['rel']})" if "rel" in params else ")"),

@@ -23,26 +23,36 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from frame_eval._float import divide, ordered_sum
-from frame_eval.ranking._common import GUARD, RANK, RELEVANCE, _columns, _reads_gains, _spec
+from frame_eval._float import divide, ordered_sum, powers
+from frame_eval.ranking._common import (
+    GUARD,
+    RANK,
+    RELEVANCE,
+    _columns,
+    _in_rank_order,
+    _reads_gains,
+    _spec,
+)
 from frame_eval.registry import Param, measure, register_shorthand
-
-
-def _powers(p: float, count: pl.Expr) -> pl.Expr:
-    """``[1, p, p*p, ...]``, ``count + 1`` values, each the previous times ``p`` (trec_eval's order)."""
-    return pl.repeat(pl.lit(p, pl.Float64), count + 1).cum_prod().shift(1, fill_value=1.0)
 
 
 def _build_rbp(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Expr:
     rank, relevance = _columns(columns)
     gaining = rank.is_not_null() & (relevance > 0).fill_null(False)
-    ranks = rank.filter(gaining).sort().cast(pl.Int64)
-    gains = relevance.filter(gaining).sort_by(rank.filter(gaining)).cast(pl.Float64)
     highest = relevance.max().fill_null(0).cast(pl.Float64)
+    if _in_rank_order(columns):  # rows in rank order: each adds its term, or 0.0, as it comes
+        gains = relevance.cast(pl.Float64)
+        weights = powers(p, rank.cast(pl.Int64) - 1)
+    else:
+        ranks = rank.filter(gaining)
+        gains = relevance.filter(gaining).sort_by(ranks).cast(pl.Float64)
+        weights = powers(p, ranks.sort().cast(pl.Int64) - 1)
     gains = pl.when(highest > 1.0).then(divide(gains, highest)).otherwise(gains)
-    weights = _powers(p, ranks.max().fill_null(0)).gather(ranks - 1)
+    terms = gains * weights
+    if _in_rank_order(columns):
+        terms = pl.when(gaining).then(terms).otherwise(pl.lit(0.0, pl.Float64))
     # summed from 0.0 (0 + x is x), which also types the sum when no query is evaluated
-    return pl.lit(1.0 - p, pl.Float64) * ordered_sum(pl.lit(0.0, pl.Float64).append(gains * weights))
+    return pl.lit(1.0 - p, pl.Float64) * ordered_sum(pl.lit(0.0, pl.Float64).append(terms))
 
 
 def _build_rbp_resid(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Expr:
@@ -50,13 +60,17 @@ def _build_rbp_resid(columns: Mapping[str, str], k: int | None, *, p: float) -> 
     # the unjudged ranks are those without a judgement of 0 or more: read from the judged
     # rows and the depth alone, so the compact evaluation frame serves
     judged = rank.filter(rank.is_not_null() & (relevance >= 0).fill_null(False)).cast(pl.Int64)
+    if not _in_rank_order(columns):
+        judged = judged.sort()
     retrieved = rank.max().fill_null(0).cast(pl.Int64)
     every = pl.int_range(1, retrieved + 1, dtype=pl.Int64)
-    ranks = every.filter(~every.is_in(judged.implode()))
-    powers = _powers(p, retrieved)
-    unjudged = ordered_sum(pl.lit(0.0, pl.Float64).append(powers.gather(ranks - 1)))  # 0 + x is x
-    residual = powers.last() + pl.lit(1.0 - p, pl.Float64) * unjudged
-    return pl.when(ranks.len() > 0).then(residual).otherwise(pl.lit(0.0, pl.Float64))
+    # judged documents down to each rank (ranks are distinct): a rank is judged where it grows
+    seen = judged.search_sorted(every, side="right")
+    unjudged = (seen - seen.shift(1, fill_value=0)) == 0
+    terms = pl.when(unjudged).then(powers(p, every - 1)).otherwise(pl.lit(0.0, pl.Float64))
+    total = ordered_sum(pl.lit(0.0, pl.Float64).append(terms))  # 0 + x is x, and so is x + 0
+    residual = powers(p, retrieved) + pl.lit(1.0 - p, pl.Float64) * total
+    return pl.when(unjudged.any()).then(residual).otherwise(pl.lit(0.0, pl.Float64))
 
 
 def _reads_judged(params: Mapping[str, object]) -> float:
