@@ -110,36 +110,35 @@ def group_points(
     ``_G`` numbers the groups. Counts only (no weights); each group's scores sorted once.
     """
     keys = list(keys)
-    lab, s = pl.col(_L), pl.col(_S)
+    lab, s, g = pl.col(_L), pl.col(_S), pl.col(_G)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    n, pos_count = pl.col("_n").cast(pl.Int64), pl.col("_P").cast(pl.Int64)
     if keys:
         # one sort per group; maintain_order makes the row index below a stable group id
         grouped = base.group_by(keys, maintain_order=True).agg(
             pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
         ).with_row_index(_G).cache()  # read by the totals and by the points
         totals = grouped.select(_G, *keys, "_n", "_P")
-        # where each group starts in the exploded rows: rows and positives of the groups before it
-        starts = grouped.select(
-            _G, "_n", "_P",
-            (n.cum_sum() - n).alias("_row0"), (pos_count.cum_sum() - pos_count).alias("_pos0"),
-            _L,
-        )
-        rows = starts.explode(_L).unnest(_L)
+        rows = grouped.select(_G, _L).explode(_L).unnest(_L)
     else:
         totals = base.select(pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"))
-        rows = base.sort(_S, descending=True).select(
-            pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"),
-            pl.lit(0, pl.Int64).alias("_row0"), pl.lit(0, pl.Int64).alias("_pos0"), _L, _S,
-        )
+        rows = base.sort(_S, descending=True).select(pl.lit(0, pl.UInt32).alias(_G), _L, _S)
+    # running counts over all rows (the groups one after the other), read at the end of each run of tied
+    # scores and of each group; a group's own counts are those minus the counts where the group before ended
+    rows = rows.with_columns(
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("_k"), lab.cum_sum().cast(pl.Int64).alias("tp")
+    )
+    points = rows.filter(((s != s.shift(-1)) | (g != g.shift(-1))).fill_null(True)).select(_G, "_k", "tp", _S)
+    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
 
-    # running counts within each group: running counts over all rows minus the group's start
-    k = pl.int_range(1, pl.len() + 1, dtype=pl.Int64) - pl.col("_row0")
-    tp = lab.cum_sum().cast(pl.Int64) - pl.col("_pos0")
-    rows = rows.with_columns(k.alias("_k"), tp.alias("tp"))
-    # a point ends each run of tied scores, and each group
-    block_end = (s != s.shift(-1)).fill_null(True) | (pl.col("_k") == n)
-    points = rows.filter(block_end).select(
-        _G, "_k", "tp", (pl.col("_k") - pl.col("tp")).alias("fp"), "_n", "_P", _S
+    def within(name: str) -> pl.Expr:
+        running = pl.col(name)
+        return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
+
+    k, tp = pl.col("_k"), pl.col("tp")
+    points = points.with_columns(within("_k"), within("tp")).select(
+        _G, k, tp, (k - tp).alias("fp"),
+        # the group's rows and positives: the counts at its last point
+        pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),
+        _S,
     )
     return totals, points
