@@ -51,8 +51,10 @@ def _weight_problems(frame: pl.LazyFrame, schema: pl.Schema, weight: str | None)
         return []
     _checks.require_numeric(schema, weight, FRAME)
     return [_checks.value_problem(
-        frame, pl.col(weight) < 0, f"negative sample weights in {FRAME} column {weight!r}",
-        "weights must be 0 or more (drop the rows instead of weighting them negatively)", value=weight,
+        frame, (pl.col(weight) < 0) | pl.col(weight).is_infinite(),
+        f"negative sample weights (or infinite ones) in {FRAME} column {weight!r}",
+        "weights must be finite and 0 or more (drop the rows instead of weighting them negatively)",
+        value=weight,
     )]
 
 
