@@ -90,3 +90,14 @@ def test_ncg_exp_keeps_its_bits() -> None:
                 cg += 2.0 ** g - 1.0 if g > 0 else 0.0
             want = cg / ((2.0 ** grade - 1.0) * k) if grade > 0 else 0.0
             assert row[name] == want, (name, row, want)
+
+
+def test_probabilities_refuse_infinite_weights_as_every_other_method() -> None:
+    """Found by the fuzz suite: an infinite weight made log-loss inf / inf (NaN) without an error."""
+    frame = pl.DataFrame({"y": [1, 0, 1], "s": [0.2, 0.4, 0.9], "w": [1.0, float("inf"), 1.0]})
+    for call in (lambda f: f.ireval.probabilities("y", "s", weight="w"),
+                 lambda f: f.ireval.rates("y", score="s", thresholds=[0.5], weight="w")):
+        with pytest.raises(ValueError, match=r"'w' \(first at row 1, counting from 0: inf\)"):
+            call(frame)
+        with pytest.raises(ValueError, match=r"'w' \(first at row 1, counting from 0: inf\)"):
+            call(frame.lazy()).collect(engine="streaming")
