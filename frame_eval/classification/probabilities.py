@@ -256,8 +256,8 @@ def long_probabilities(
     problems.append(_missing_class_problem(keyed, group, class_column, by, labels, where))
     problems.append(sample_problem(
         pl.col(actual).n_unique().over(group) > 1,
-        f"rows of samples whose rows do not all give the same label in {FRAME} column {actual!r}; "
-        f"the value shown is the sample",
+        f"rows of samples (in {where}) whose rows do not all give the same label in {FRAME} column "
+        f"{actual!r}; the value shown is the sample",
         f"{actual!r} is the sample's actual class: repeat the same label on each of its rows",
     ))
     problems.append(sample_problem(
@@ -268,17 +268,17 @@ def long_probabilities(
     if weight is not None:
         problems.append(sample_problem(
             pl.col(weight).n_unique().over(group) > 1,
-            f"rows of samples whose rows do not all give the same weight in {FRAME} column {weight!r}; "
-            f"the value shown is the sample",
+            f"rows of samples (in {where}) whose rows do not all give the same weight in {FRAME} column "
+            f"{weight!r}; the value shown is the sample",
             "a sample weight is the sample's: repeat it on each of its rows",
         ))
     total = pl.col(prob).cast(pl.Float64).sort().cum_sum().last().over(group)
     summed = keyed.with_columns(total.alias(_SUM))
     problems.append(_checks.value_problem(
         summed, (pl.col(_SUM) - 1.0).abs() > SUM_TOLERANCE,
-        f"rows of samples whose probabilities in {FRAME} column {prob!r} do not sum to 1 over the classes "
-        f"(within {SUM_TOLERANCE:.3g}, scikit-learn's tolerance; the value shown is the sample's sum, in "
-        f"{where})", "give every class its row, or divide each sample's probabilities by their sum",
+        f"rows of samples (in {where}) whose probabilities in {FRAME} column {prob!r} do not sum to 1 over "
+        f"the classes (within {SUM_TOLERANCE:.3g}, scikit-learn's tolerance; the value shown is the sample's "
+        f"sum)", "give every class its row, or divide each sample's probabilities by their sum",
         value=_SUM,
     ))
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
