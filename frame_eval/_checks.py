@@ -234,7 +234,7 @@ class Deferred:
 
     @property
     def optimizations(self) -> pl.QueryOptFlags:
-        few = self.rows is not None and self.rows < UNOPTIMIZED_ROWS
+        few = self.small and self.rows is not None and self.rows < UNOPTIMIZED_ROWS
         return pl.QueryOptFlags.none() if few else pl.QueryOptFlags()
 
     @property

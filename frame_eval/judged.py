@@ -450,7 +450,7 @@ def _plan(
         repeats, counted = None, None
         counts = run_queries.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
     problems = cast_problems + _problems(checked_run, checked_qrels, cols, duplicates, repeats, counted)
-    run_queries = counts
+    queries_run = counts  # one row per query of the run (before depth clips num_ret)
     if depth is not None:
         counts = counts.with_columns(pl.col(_NUM_RET).clip(upper_bound=depth))
     if complete:
@@ -465,7 +465,7 @@ def _plan(
     # without by= and complete, the groups are the run's judged queries, one row each: counted as
     # they are rather than joined again (a step less for a small call)
     judged_groups = groups if small and not complete and not cols.by else None
-    problems.append(_overlap_problem(run_queries, judged_queries, cols.query_id, strict, judged_groups))
+    problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
     judgements = qrels if slices and not cols.by else None
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)

@@ -50,6 +50,26 @@ def test_the_first_of_several_bad_rows_is_named(engine: str) -> None:
     assert "2 NaN values in run column 'score' (first at row 2, counting from 0)" in message
 
 
+def test_checks_of_one_frame_counted_together_report_in_column_order() -> None:
+    # the run's null and NaN checks are counted in one pass (_checks._tallies): the error is
+    # still the first check's, in the order query_id, doc_id, score, then NaN in score
+    bad = RUN.with_columns(
+        pl.Series("doc_id", ["a", "b", None, "d", "a", "b", "c", "d"]),
+        pl.Series("score", [4.0, None, 2.0, float("nan"), 3.0, 2.0, 1.0, 0.0]),
+    )
+    qrels = QRELS.with_columns(pl.Series("relevance", [1, None, 1]))
+    message = clean_error(lambda: bad.ireval.evaluate(QRELS, ["P@2"]))
+    assert message.startswith("1 null values in run column 'doc_id' (first at row 2, counting from 0)")
+    message = clean_error(lambda: bad.lazy().ireval.evaluate(QRELS.lazy(), ["P@2"]).collect())
+    assert message.startswith("1 null values in run column 'doc_id' (first at row 2, counting from 0)")
+    no_doc_nulls = bad.with_columns(pl.col("doc_id").fill_null("c"))
+    message = clean_error(lambda: no_doc_nulls.ireval.evaluate(QRELS, ["P@2"]))
+    assert message.startswith("1 null values in run column 'score' (first at row 1, counting from 0)")
+    message = clean_error(lambda: no_doc_nulls.with_columns(pl.col("score").fill_null(1.5)).ireval.evaluate(
+        qrels, ["P@2"]))
+    assert message.startswith("1 NaN values in run column 'score' (first at row 3, counting from 0)")
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_first_repeated_row_is_named(engine: str) -> None:
     dup = pl.concat([RUN, RUN.slice(5, 1), RUN.slice(2, 1)])  # rows 8 and 9 repeat rows 5 and 2

@@ -6,9 +6,10 @@ rank only for queries that fail one of two exact checks: a tie (the rank sum is
 short of n (n + 1) / 2) or a hash shared with another query. These tests drive
 each branch: distinct scores (no query recomputed), ties in some queries only,
 and hashes forced to collide (every query, or pairs of them, in one window).
-An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``), a
-large one a slice of rows at a time (``_checks.CHUNK_ROWS``); every test here runs all three
-ways. evaluate() also sorts its frame by rank once, so measures add their terms as the rows
+An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``), and the
+smallest are collected without the optimizer (``_checks.UNOPTIMIZED_ROWS``); a large one is
+ranked a slice of rows at a time (``_checks.CHUNK_ROWS``); every test here runs each way.
+evaluate() also sorts its frame by rank once, so measures add their terms as the rows
 come; the public expressions, on a frame in any order, give the same bits.
 """
 
@@ -26,9 +27,14 @@ PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
 NAMES = [name for _, name in PAIRS]
 
 
-@pytest.fixture(autouse=True, params=["small eager path", "score-rank path", "sliced score-rank path"])
+@pytest.fixture(
+    autouse=True,
+    params=["small eager path", "small path, optimized", "score-rank path", "sliced score-rank path"],
+)
 def ranking_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.param != "small eager path":
+    if request.param == "small path, optimized":
+        monkeypatch.setattr(_checks, "UNOPTIMIZED_ROWS", 0)
+    if request.param in ("score-rank path", "sliced score-rank path"):
         monkeypatch.setattr(_checks, "SMALL_ROWS", 0)
     if request.param == "sliced score-rank path":  # slices of 37 rows: queries cut by their boundaries
         monkeypatch.setattr(_checks, "CHUNK_ROWS", 37)

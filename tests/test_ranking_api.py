@@ -222,3 +222,20 @@ def test_pandas_accessor_either_import_order_and_no_pandas_import(pandas_first: 
     ])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[1.0]"
+
+
+def test_ndcg_with_a_base_below_one_is_zero_not_a_ratio_of_negatives() -> None:
+    # log_base(rank + 1) is negative for a base below 1, so the ideal DCG is too: nDCG is 0 then,
+    # as for an ideal DCG of 0 (the ideal DCG is evaluated once only for bases above 1)
+    run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["q"] * 2, "doc_id": ["b", "d"], "relevance": [2, 1]})
+    names = ["nDCG(base=0.5)", "nDCG(base=0.5)@2", "nDCG(base=0.5,ideal=retrieved)@2",
+             "nDCG(base=0.5,gain=exp)"]
+    for frame, judgements in ((run, qrels), (run.lazy(), qrels.lazy())):
+        got = frame.ireval.evaluate(judgements, names, shape="wide")
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        assert got.row(0)[1:] == (0.0, 0.0, 0.0, 0.0)
+    # a base above 1 divides as usual
+    got = run.ireval.evaluate(qrels, ["nDCG(base=4)@2"], shape="wide").item(0, 1)
+    discount = math.log2(3) / math.log2(4)
+    assert got == pytest.approx((2 / discount) / (2 / 0.5 + 1 / discount), abs=1e-12)  # log_4(2) = 0.5

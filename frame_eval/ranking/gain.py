@@ -131,6 +131,13 @@ def _table_gains(relevance: pl.Expr, table: Mapping[int, float]) -> pl.Expr:
     return pl.when(relevance >= 0).then(mapped).otherwise(pl.lit(0.0, pl.Float64))
 
 
+def _ndcg_ratio(dcg: pl.Expr, idcg: pl.Expr, base: float) -> pl.Expr:
+    """DCG over ideal DCG, 0 when the ideal is not positive. With discounts above 0 (base above 1)
+    a positive gain retrieved within k is in the ideal too, so the DCG is 0 whenever the ideal
+    is: the ideal DCG is evaluated once (:func:`_ratio_or_zero`)."""
+    return _ratio_or_zero(dcg, idcg) if base > 1 else _safe_ratio(dcg, idcg)
+
+
 def _build_ndcg(
     columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = "",
     ideal: str = "judged", discount: str = "trec",
@@ -159,14 +166,14 @@ def _build_ndcg(
             best = best.head(k)
         positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
         idcg = ordered_sum(_gains(best, gain, highest) / _discount(positions, base, discount))
-        return _ratio_or_zero(dcg, idcg)  # a positive gain retrieved within k is in the ideal too
+        return _ndcg_ratio(dcg, idcg, base)
     # ideal ranking: every judgement of the query, best first (zero gains add nothing)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
         ideal = ideal.head(k)
     positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
     idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base, discount))
-    return _ratio_or_zero(dcg, idcg)  # a positive gain retrieved within k is in the ideal too
+    return _ndcg_ratio(dcg, idcg, base)
 
 
 def _cutoffs_ndcg(
