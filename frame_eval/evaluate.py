@@ -23,7 +23,7 @@ from frame_eval import _checks
 from frame_eval import ranking as _ranking  # noqa: F401  (registers the ranking measures)
 from frame_eval._float import ordered_sum
 from frame_eval._tidy import to_long
-from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, in_rank_order, judged_frame
+from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
 from frame_eval.partitioned import Partitioning, split
 from frame_eval.ranking import batched
 from frame_eval.ranking._common import ORDERED
@@ -172,7 +172,7 @@ def per_query_wide(
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
         # in rank order once, so that no measure sorts its terms group by group
-        judged = in_rank_order(judged, cols)
+        judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
     # judged_frame() comes sorted by the keys and rank, unranked rows last
     roles = {"rank": cols.rank, "relevance": cols.relevance, ORDERED: "1"}
     if micro:  # a numerator and a denominator column per measure (``micro_parts``)

@@ -208,19 +208,6 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
     return pl.struct(keys).hash() if len(keys) > 1 else pl.col(keys[0]).hash()
 
 
-_RANK_BITS = 33  # a UInt32 rank, and 2**32 for null (last)
-
-
-def in_rank_order(frame: pl.LazyFrame, cols: RunColumns) -> pl.LazyFrame:
-    """``frame`` with each query's rows in rank order, unranked rows last, as one integer sort:
-    the high bits of the query keys' hash over the rank. Queries whose hashes share those bits
-    interleave, each still in rank order, which is all a group-by over the keys reads; one
-    integer key sorts in a third of the time of the (keys, rank) pair at 10M run rows."""
-    rank = pl.col(cols.rank).cast(pl.UInt64).fill_null(2**32)
-    high = _group_hash(cols.query_keys).cast(pl.UInt64) & pl.lit(2**64 - 2**_RANK_BITS, dtype=pl.UInt64)
-    return frame.sort(high | rank)
-
-
 def _score_ranks(
     run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
     slices: Sequence[tuple[int, int]] = (),
