@@ -211,7 +211,7 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
 def _score_ranks(
     run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
     slices: Sequence[tuple[int, int]] = (),
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
     Ranking every row by the (score, doc_id) pair is the costliest step of an

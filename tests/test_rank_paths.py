@@ -202,3 +202,9 @@ def test_eager_paths_equal_the_lazy_plan(seed: int) -> None:
     for frame in (stored, run.sample(fraction=1.0, shuffle=True, seed=seed)):
         lazy = frame.lazy().ireval.evaluate(qrels.lazy(), MEASURES, by="system", shape="wide").collect()
         assert frame.ireval.evaluate(qrels, MEASURES, by="system", shape="wide").equals(lazy)
+    # one system (no by=): the judgements are joined before the query groups are known; qrels
+    # queries the run lacks stay out, or score 0 with complete=True
+    alone = stored.filter(pl.col("system") == "a").drop("system").filter(pl.col("query_id") != "q3")
+    for options in ({}, {"complete": True}, {"depth": 7}):
+        lazy = alone.lazy().ireval.evaluate(qrels.lazy(), MEASURES, shape="wide", **options).collect()
+        assert alone.ireval.evaluate(qrels, MEASURES, shape="wide", **options).equals(lazy), options
