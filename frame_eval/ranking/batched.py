@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from frame_eval._float import divide
-from frame_eval.ranking._common import _columns, _relevant
+from frame_eval.ranking._common import _columns, _in_ranks, _relevant
 from frame_eval.registry import MAX_CUTOFF, Measure
 
 
@@ -44,7 +44,8 @@ def relevant_ranks(columns: Mapping[str, str], rel: int) -> tuple[pl.Expr, pl.Ex
     """(ranks of the retrieved relevant documents, ascending; the query's relevant count)."""
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    return rank.filter(is_rel & rank.is_not_null()).sort(), is_rel.sum()
+    hits = rank.filter(is_rel & rank.is_not_null())
+    return _in_ranks(hits, hits, columns), is_rel.sum()
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:

@@ -28,6 +28,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_ranks,
     _reads_relevant,
     _relevant,
     _spec,
@@ -101,7 +102,8 @@ def _cutoffs_iprec(
     """Every level from one envelope: the best precision from the i-th relevant document on."""
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & rank.is_not_null()).sort()
+    hit_ranks = rank.filter(is_rel & rank.is_not_null())
+    hit_ranks = _in_ranks(hit_ranks, hit_ranks, columns)
     found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
     envelope = (found.cast(pl.Float64) / hit_ranks).cum_max(reverse=True).append(pl.lit(0.0, pl.Float64))
     needed = _needed(is_rel.sum(), pl.lit(pl.Series(levels, dtype=pl.Float64)), rounding).cast(pl.Int64)
