@@ -17,7 +17,8 @@ them, and the sum is divided by their number. ``rounding`` as for ``IPrec``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -33,7 +34,7 @@ from frame_eval.ranking._common import (
     _relevant,
     _spec,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Measure, Param, measure, register_shorthand
 
 
 def _best_precision_from(found: pl.Expr, hit_ranks: pl.Expr, needed: pl.Expr) -> pl.Expr:
@@ -72,6 +73,22 @@ def _build_11pt_avg(
     values = _cutoffs_iprec(columns, list(reversed(chosen)), rel=rel, rounding=rounding)
     # from 0.0 (as trec_eval's sum starts; 0 + x is x), which also types the sum of no query
     return divide(ordered_sum(pl.lit(0.0, pl.Float64).append(values)), len(chosen))
+
+
+def _11pt_from_iprec(params: Mapping[str, Any]) -> tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]:
+    """``11pt_avg`` from ``IPrec`` at its levels (highest first): added from 0.0 one by one and
+    divided once, the arithmetic of :func:`_build_11pt_avg`."""
+    chosen = parse_levels(params["levels"])
+    parts = [measure(IPREC, cutoff=level, rel=params["rel"], rounding=params["rounding"])
+             for level in reversed(chosen)]
+
+    def combine(values: list[pl.Expr]) -> pl.Expr:
+        total = pl.lit(0.0, pl.Float64)
+        for value in values:
+            total = total + value
+        return divide(total, len(chosen))
+
+    return parts, combine
 
 
 def _needed(num_rel: pl.Expr, recall_level: float | pl.Expr, rounding: str) -> pl.Expr:
@@ -165,7 +182,7 @@ ELEVEN_POINT = _spec(
     _build_11pt_avg,
     params=(Param("levels", str, "", doc="recall levels, e.g. 0.2;0.5;0.8 (default the 11)",
                   check=_check_levels), _REL, _ROUNDING),
-    aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant,
+    aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant, from_others=_11pt_from_iprec,
 )
 register_shorthand(  # trec_eval's 11pt_avg..25,.5,.75 (printed 11pt_avg_.25,.5,.75) and our own name
     "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(([^()]*)\))?",
