@@ -97,6 +97,9 @@ class MeasureSpec:
     with the bits of ``build`` at each cutoff (``None``: not for these parameters; see
     ``frame_eval.ranking.batched``). With ``batch_param``, it takes the values of that
     parameter in place of cutoffs (``Rprec_mult``'s multiples), the other parameters alike.
+    ``from_others(params)``, optional, gives the measures the value can be read from and how
+    (``11pt_avg`` from ``IPrec`` at its levels): when all of them are computed in the same
+    evaluation, the measure is not computed again (the same bits).
     """
 
     name: str
@@ -117,6 +120,9 @@ class MeasureSpec:
     micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
     build_cutoffs: Callable[..., pl.Expr | None] | None = None
     batch_param: str | None = None
+    from_others: (
+        Callable[[Mapping[str, Any]], tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]] | None
+    ) = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

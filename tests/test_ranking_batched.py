@@ -28,6 +28,10 @@ FAMILIES = [
     ["IPrec(rounding=ceil)@0", "IPrec(rounding=ceil)@0.3", "IPrec(rounding=ceil)@0.7"],
     ["IPrec(rel=2)@0.1", "IPrec(rel=2)@0.9"],
     ["Rprec_mult"],  # batched over its multiples (batch_param)
+    ["AP", "AP@5", "gm_map", "AP(rel=2)@3", "AP(rel=2)", "gm_map(rel=2)"],  # gm_map read off AP
+    ["iprec_at_recall", "11pt_avg"],  # 11pt_avg read off IPrec (from_others)
+    ["IPrec(rel=2)@0.25", "IPrec(rel=2)@0.75", "11pt_avg(levels=0.25;0.75,rel=2)",
+     "11pt_avg(levels=0.25;0.5)"],
     ["Rprec_mult(mult=0)", "Rprec_mult(mult=0.5,rel=2)", "Rprec_mult(mult=3,rel=2)", "Rprec_mult(mult=1e15)"],
 ]
 

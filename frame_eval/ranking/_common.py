@@ -76,6 +76,12 @@ def _in_rank_order(columns: Mapping[str, str]) -> bool:
     return bool(columns.get(ORDERED))
 
 
+def _in_ranks(values: pl.Expr, ranks: pl.Expr, columns: Mapping[str, str]) -> pl.Expr:
+    """``values`` (of rows with distinct ranks) in rank order: as they come on rows already in rank
+    order, else sorted by ``ranks``."""
+    return values if _in_rank_order(columns) else values.sort_by(ranks)
+
+
 def _rank_ordered_sum(terms: pl.Expr, keep: pl.Expr, rank: pl.Expr, columns: Mapping[str, str]) -> pl.Expr:
     """The ``terms`` where ``keep`` holds, added one by one in rank order (0.0 when none).
 

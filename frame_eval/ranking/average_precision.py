@@ -32,7 +32,8 @@ per-query ``gm_map`` line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -51,7 +52,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import Param, measure
+from frame_eval.registry import Measure, Param, measure
 
 
 def _build_ap(
@@ -135,9 +136,15 @@ AP = _spec(
     lowest_read=_reads_relevant,
 )
 
+def _gm_map_from_ap(params: Mapping[str, Any]) -> tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]:
+    """``gm_map``'s per-query value is AP's (only the summary differs)."""
+    return [measure(AP, rel=params["rel"])], lambda values: values[0]
+
+
 GM_MAP = _spec(
     "gm_map", "average precision, summarised by the geometric mean (floor 0.00001)", _build_ap,
     params=(_REL,), aggregate="gmean", aliases=("GMAP",), lowest_read=_reads_relevant,
+    from_others=_gm_map_from_ap,
 )
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from frame_eval._float import divide
-from frame_eval.ranking._common import _columns, _relevant
+from frame_eval.ranking._common import _columns, _in_ranks, _relevant
 from frame_eval.registry import MAX_CUTOFF, Measure
 
 
@@ -44,7 +44,8 @@ def relevant_ranks(columns: Mapping[str, str], rel: int) -> tuple[pl.Expr, pl.Ex
     """(ranks of the retrieved relevant documents, ascending; the query's relevant count)."""
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    return rank.filter(is_rel & rank.is_not_null()).sort(), is_rel.sum()
+    hits = rank.filter(is_rel & rank.is_not_null())
+    return _in_ranks(hits, hits, columns), is_rel.sum()
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -106,10 +107,18 @@ def aggregations(
         # produce (none is -0.0)
         columns += [(pl.col(label).list.get(j) + 0.0).alias(f"{name}{i}") for j, i in enumerate(members)]
         done.update(members)
+    # measures read off others computed here (11pt_avg off IPrec at its levels) are not computed again
+    position = {m.name: i for i, m in enumerate(measures)}
+    derived: dict[int, tuple[list[int], Any]] = {}
+    for i, m in enumerate(measures):
+        if m.spec.from_others is not None:
+            parts, combine = m.spec.from_others(m.kwargs)
+            if parts and all(p.name in position for p in parts):
+                derived[i] = ([position[p.name] for p in parts], combine)
     # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
     built: dict[Any, str] = {}
     for i, m in enumerate(measures):
-        if i in done:
+        if i in done or i in derived:
             continue
         same = (m.spec.build, m.cutoff, tuple(sorted(m.kwargs.items())))
         if same in built:
@@ -118,6 +127,9 @@ def aggregations(
         built[same] = f"{name}{i}"
         aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
         columns.append(pl.col(f"{name}{i}"))
+    column_of = {c.meta.output_name(): c for c in columns}
+    for i, (parts, combine) in derived.items():
+        columns.append(combine([column_of[f"{name}{j}"] for j in parts]).alias(f"{name}{i}"))
     return aggs, columns
 
 

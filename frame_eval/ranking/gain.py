@@ -46,6 +46,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_ranks,
     _rank_ordered_sum,
     _ratio_or_zero,
     _reads_gains,
@@ -188,8 +189,8 @@ def _cutoffs_ndcg(
     scoring = rank.is_not_null() & (g > 0)
     terms = g / _discount(rank.fill_null(0), base, discount)
     ranks = rank.filter(scoring)
-    prefix = terms.filter(scoring).sort_by(ranks).cum_sum()
-    dcg = batched.prefix_at(prefix, batched.found_within(ranks.sort(), cutoffs))
+    prefix = _in_ranks(terms.filter(scoring), ranks, columns).cum_sum()
+    dcg = batched.prefix_at(prefix, batched.found_within(_in_ranks(ranks, ranks, columns), cutoffs))
     best = relevance.filter(relevance > 0).sort(descending=True)
     positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
     ideal_prefix = (_gains(best, gain, highest) / _discount(positions, base, discount)).cum_sum()

@@ -33,6 +33,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_ranks,
     _reads_gains,
     _reads_relevant,
     _relevant,
@@ -48,8 +49,8 @@ def _build_g(columns: Mapping[str, str], k: int | None) -> pl.Expr:
     g = relevance.fill_null(0).clip(lower_bound=0)
     gaining = rank.is_not_null() & (g > 0)
     ranks = rank.filter(gaining)
-    gains = g.filter(gaining).sort_by(ranks)
-    ranks = ranks.sort()
+    gains = _in_ranks(g.filter(gaining), ranks, columns)
+    ranks = _in_ranks(ranks, ranks, columns)
     got = gains.cum_sum()  # the ranking's gain down to each gaining document (integers: exact)
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     # each ideal position costs its gain, at least 1; beyond the ideal ranking, 1
@@ -60,23 +61,24 @@ def _build_g(columns: Mapping[str, str], k: int | None) -> pl.Expr:
     return _safe_ratio(ordered_sum(terms), ideal.sum())
 
 
-def _gaining_dcg(rank: pl.Expr, relevance: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+def _gaining_dcg(columns: Mapping[str, str]) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     """(ranks, DCG so far at each) of the retrieved documents with gain, in rank order, and the
     ideal gains with the ideal DCG so far at each position (linear gains, trec_eval's sums)."""
+    rank, relevance = _columns(columns)
     g = relevance.fill_null(0).clip(lower_bound=0)
     gaining = rank.is_not_null() & (g > 0)
     terms = g.cast(pl.Float64) / _discount(rank.fill_null(0), 2.0)
     ranks = rank.filter(gaining)
-    dcg = terms.filter(gaining).sort_by(ranks).cum_sum()
+    dcg = _in_ranks(terms.filter(gaining), ranks, columns).cum_sum()
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
     idcg = (ideal.cast(pl.Float64) / _discount(positions, 2.0)).cum_sum()
-    return ranks.sort().cast(pl.Int64), dcg, ideal, idcg
+    return _in_ranks(ranks, ranks, columns).cast(pl.Int64), dcg, ideal, idcg
 
 
 def _build_ndcg_rel(columns: Mapping[str, str], k: int | None) -> pl.Expr:
     rank, relevance = _columns(columns)
-    ranks, dcg, _, idcg = _gaining_dcg(rank, relevance)
+    ranks, dcg, _, idcg = _gaining_dcg(columns)
     # counts read without sorting (polars shares no subexpression inside an aggregation)
     num_gaining = (relevance > 0).sum().cast(pl.Int64)
     num_found = (rank.is_not_null() & (relevance > 0)).sum().cast(pl.Int64)
@@ -92,7 +94,7 @@ def _build_ndcg_rel(columns: Mapping[str, str], k: int | None) -> pl.Expr:
 
 def _build_rndcg(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
-    ranks, dcg, ideal, idcg = _gaining_dcg(rank, relevance)
+    ranks, dcg, ideal, idcg = _gaining_dcg(columns)
     num_gaining = (relevance > 0).sum().cast(pl.Int64)
     retrieved = rank.max().fill_null(0).cast(pl.Int64)
     # nDCG at every ideal depth, kept where the ideal gain drops (the last of each gain group)
@@ -113,7 +115,8 @@ def _build_rndcg(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
 def _build_bin_g(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hits = rank.filter(is_rel & rank.is_not_null()).sort().cast(pl.Int64)
+    hits = rank.filter(is_rel & rank.is_not_null())
+    hits = _in_ranks(hits, hits, columns).cast(pl.Int64)
     found = pl.int_range(1, hits.len() + 1, dtype=pl.Int64)
     terms = 1.0 / log2(hits + 2 - found)
     return _safe_ratio(ordered_sum(terms), is_rel.sum())

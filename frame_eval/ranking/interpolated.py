@@ -17,7 +17,8 @@ them, and the sum is divided by their number. ``rounding`` as for ``IPrec``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import polars as pl
 
@@ -28,11 +29,12 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_ranks,
     _reads_relevant,
     _relevant,
     _spec,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Measure, Param, measure, register_shorthand
 
 
 def _best_precision_from(found: pl.Expr, hit_ranks: pl.Expr, needed: pl.Expr) -> pl.Expr:
@@ -73,6 +75,22 @@ def _build_11pt_avg(
     return divide(ordered_sum(pl.lit(0.0, pl.Float64).append(values)), len(chosen))
 
 
+def _11pt_from_iprec(params: Mapping[str, Any]) -> tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]:
+    """``11pt_avg`` from ``IPrec`` at its levels (highest first): added from 0.0 one by one and
+    divided once, the arithmetic of :func:`_build_11pt_avg`."""
+    chosen = parse_levels(params["levels"])
+    parts = [measure(IPREC, cutoff=level, rel=params["rel"], rounding=params["rounding"])
+             for level in reversed(chosen)]
+
+    def combine(values: list[pl.Expr]) -> pl.Expr:
+        total = pl.lit(0.0, pl.Float64)
+        for value in values:
+            total = total + value
+        return divide(total, len(chosen))
+
+    return parts, combine
+
+
 def _needed(num_rel: pl.Expr, recall_level: float | pl.Expr, rounding: str) -> pl.Expr:
     """The count of relevant documents a recall level asks for, rounded as ``rounding`` says."""
     exact = num_rel.cast(pl.Float64) * recall_level
@@ -101,7 +119,8 @@ def _cutoffs_iprec(
     """Every level from one envelope: the best precision from the i-th relevant document on."""
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    hit_ranks = rank.filter(is_rel & rank.is_not_null()).sort()
+    hit_ranks = rank.filter(is_rel & rank.is_not_null())
+    hit_ranks = _in_ranks(hit_ranks, hit_ranks, columns)
     found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
     envelope = (found.cast(pl.Float64) / hit_ranks).cum_max(reverse=True).append(pl.lit(0.0, pl.Float64))
     needed = _needed(is_rel.sum(), pl.lit(pl.Series(levels, dtype=pl.Float64)), rounding).cast(pl.Int64)
@@ -163,7 +182,7 @@ ELEVEN_POINT = _spec(
     _build_11pt_avg,
     params=(Param("levels", str, "", doc="recall levels, e.g. 0.2;0.5;0.8 (default the 11)",
                   check=_check_levels), _REL, _ROUNDING),
-    aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant,
+    aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant, from_others=_11pt_from_iprec,
 )
 register_shorthand(  # trec_eval's 11pt_avg..25,.5,.75 (printed 11pt_avg_.25,.5,.75) and our own name
     "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(([^()]*)\))?",
