@@ -56,8 +56,8 @@ def score_measures(
     def before(e: pl.Expr, start: float | int = 0) -> pl.Expr:
         return pl.when(same).then(e.shift(1)).otherwise(start)
 
-    terms = point_terms(tp, fp, before(tp), before(fp), positives, negatives)
     points = points.with_columns(_P=positives, _N=negatives)
+    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
     totals = totals.with_columns(
         pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
@@ -86,7 +86,9 @@ def score_measures(
         if name in names:  # scikit-learn lists these terms from the lowest threshold up
             columns.append(terms[name].alias(name))
             sums[name] = True
-    areas = [pairwise_sums(points.with_columns(columns), _G, sums)] if sums else []
+    # the terms are computed inside the sums' frame function (polars' in-memory engine), from the points
+    inputs = points.select(_G, "tp", "fp", "_P", "_N")
+    areas = [pairwise_sums(inputs, _G, sums, columns)] if sums else []
     if "EER" in names:  # (a second pass over the points, only when EER is asked for)
         # the terms as columns first, then the first crossing of each group: the same values as
         # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
@@ -110,7 +112,7 @@ def group_points(
     ``_G`` numbers the groups. Counts only (no weights); each group's scores sorted once.
     """
     keys = list(keys)
-    lab, s, g = pl.col(_L), pl.col(_S), pl.col(_G)
+    lab, s = pl.col(_L), pl.col(_S)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
     if keys:
         # one sort per group; maintain_order makes the row index below a stable group id
@@ -118,10 +120,27 @@ def group_points(
             pl.len().alias("_n"), lab.sum().alias("_P"), pl.struct(lab, s).sort_by(s, descending=True)
         ).with_row_index(_G).cache()  # read by the totals and by the points
         totals = grouped.select(_G, *keys, "_n", "_P")
-        rows = grouped.select(_G, _L).explode(_L).unnest(_L)
+        rows = grouped.select(_G, _L)
     else:
         totals = base.select(pl.lit(0, pl.UInt32).alias(_G), pl.len().alias("_n"), lab.sum().alias("_P"))
-        rows = base.sort(_S, descending=True).select(pl.lit(0, pl.UInt32).alias(_G), _L, _S)
+        rows = base.sort(_S, descending=True).select(
+            pl.lit(0, pl.UInt32).alias(_G), pl.struct(lab, s).alias(_L)
+        )
+    schema = {_G: pl.UInt32, "_k": pl.Int64, "tp": pl.Int64, "fp": pl.Int64, "_n": pl.Int64, "_P": pl.Int64,
+              _S: pl.Float64}
+    # the points from the sorted rows in one frame function, with polars' in-memory engine (running counts
+    # and shifts over all rows cost more in a streaming plan; the same values either way)
+    points = rows.map_batches(_points_of_sorted, schema=schema)
+    return totals, points
+
+
+def _points_of_sorted(rows: pl.DataFrame) -> pl.DataFrame:
+    """``[_G, _k, tp, fp, _n, _P, <score>]`` from ``[_G, <(label, score) sorted by score descending>]``
+    (a list per group, or one struct per row, the groups one after the other)."""
+    lab, s, g = pl.col(_L), pl.col(_S), pl.col(_G)
+    if rows.schema[_L] != pl.Struct:
+        rows = rows.explode(_L)
+    rows = rows.unnest(_L)
     # running counts over all rows (the groups one after the other), read at the end of each run of tied
     # scores and of each group; a group's own counts are those minus the counts where the group before ended
     rows = rows.with_columns(
@@ -135,10 +154,9 @@ def group_points(
         return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
 
     k, tp = pl.col("_k"), pl.col("tp")
-    points = points.with_columns(within("_k"), within("tp")).select(
-        _G, k, tp, (k - tp).alias("fp"),
+    return points.with_columns(within("_k"), within("tp")).select(
+        pl.col(_G).cast(pl.UInt32), k, tp, (k - tp).alias("fp"),
         # the group's rows and positives: the counts at its last point
         pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),
         _S,
     )
-    return totals, points
