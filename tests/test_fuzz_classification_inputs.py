@@ -280,7 +280,8 @@ def _calls(classes: list[str] | None) -> list[tuple[str, tuple[Any, ...], dict[s
         ),
         ("best_threshold", ("y", "s"), {"weight": "w", "criterion": "f1"}),
         ("best_threshold", ("y", "s"), {"criterion": "youden", "min_specificity": 0.5}),
-        ("probabilities", ("y", "s"), {"weight": "w", "metrics": ["log_loss", "brier", "ECE"]}),
+        ("probabilities", ("y", "s"), {"weight": "w", "metrics": ["log_loss", "brier"]}),
+        ("probabilities", ("y", "s"), {"metrics": ["log_loss", "brier", "ECE"]}),  # ECE takes no weights
         ("calibration", ("y", "s"), {"strategy": "quantile", "n_bins": 3}),
     ]
 
