@@ -44,12 +44,12 @@ from frame_eval.classification.counts import (
     tally,
     weight_total,
 )
-from frame_eval.classification.curves import Points, area, point_terms
+from frame_eval.classification.curves import Points
 from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
 from frame_eval.classification.grouped_multiclass import Measures, multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
-from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, score_measures
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, group_points, point_areas, score_measures
 from frame_eval.classification.multiclass import (
     CLASS_AVERAGES,
     MULTI_CLASS,
@@ -676,18 +676,37 @@ def _scored(
 
 def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Sequence[str]) -> pl.LazyFrame:
     """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`curve_points`
-    (sums of weights per distinct score, added in a fixed order): each group's scores sorted once."""
+    (sums of weights per distinct score, added in a fixed order): each group's scores sorted once, and
+    the areas of all groups read off those points at once (:func:`grouped_scores.point_areas`, the
+    unweighted path's code)."""
     keys = list(keys)
-    pts = curve_points(scored, keys)
+    pts = curve_points(scored, keys)  # each group's points contiguous, threshold descending
     tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
-    tp_before, fp_before = tp.shift(1, fill_value=0.0), fp.shift(1, fill_value=0.0)
-    terms = point_terms(tp, fp, tp_before, fp_before, positives, negatives)
-    exprs = [area(name, terms, positives, negatives).alias(name) for name in names]
-    per_group = pts.group_by(keys).agg(exprs) if keys else pts.select(exprs)
+    group = pl.struct(keys).rle_id() if keys else pl.lit(0, pl.UInt32)
+    pts = pts.with_columns(group.cast(pl.UInt32).alias(GROUP_ID))
+    first = (pl.col(GROUP_ID) != pl.col(GROUP_ID).shift(1)).fill_null(True)
+
+    def at_first(e: pl.Expr) -> pl.Expr:  # P and N as the expressions take them, at the group's first point
+        return pl.when(first).then(e).forward_fill()
+
+    pts = pts.select(
+        GROUP_ID, *keys, tp, fp,
+        at_first(tp + pl.col("fn")).alias("_P"), at_first(fp + pl.col("tn")).alias("_N"),
+    )
+    per_group = pts.select(GROUP_ID, *keys, "_P", "_N").unique(GROUP_ID, keep="first", maintain_order=True)
+    for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), names):
+        per_group = per_group.join(part, on=GROUP_ID, how="left")
+    both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
+    rules = {"ROC_AUC": both, "EER": both, "average_precision": some, "PR_AUC": some}
+    per_group = per_group.select(
+        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
+    )
     groups = scored.select(keys).unique() if keys else None
     if groups is not None:  # a group whose weights are all 0 has no points: null values, as unweighted
         per_group = groups.join(per_group, on=keys, how="left", nulls_equal=True)
+    else:  # no keys: one row, of nulls when no weight is above 0
+        nulls = pl.select(pl.lit(None, pl.Float64).alias(n) for n in names).lazy()
+        per_group = pl.concat([per_group.select(names), nulls]).head(1)
     return per_group.select(*keys, *(pl.col(n).cast(pl.Float64) for n in names))
 
 

@@ -45,55 +45,12 @@ def score_measures(
     if unknown:
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
     totals, points = group_points(frame, keys, positive, score)
-    points = points.drop(_S)
-    # the expressions' terms on the same points, in the points' order, as columns; their sums in
-    # NumPy's order (pairwise_sums), all groups at once
-    group = pl.col(_G)
-    same = group == group.shift(1)
-    tp, fp = pl.col("tp"), pl.col("fp")
-    positives, negatives = pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64)
-
-    def before(e: pl.Expr, start: float | int = 0) -> pl.Expr:
-        return pl.when(same).then(e.shift(1)).otherwise(start)
-
-    points = points.with_columns(_P=positives, _N=negatives)
-    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
     totals = totals.with_columns(
         pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
+    positives, negatives = pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64)
+    areas = point_areas(points.select(_G, "tp", "fp", positives.alias("_P"), negatives.alias("_N")), names)
     both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
-    sums: dict[str, bool] = {}
-    columns = []
-    if "ROC_AUC" in names:
-        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate);
-        # each kept point's trapezoid reaches back to the kept point before it (the origin first)
-        after = group == group.shift(-1)
-        bends = [
-            pl.when(same & after).then((c.shift(-1) - 2 * c + c.shift(1)) != 0).otherwise(True)
-            for c in (fp, tp)
-        ]
-        kept = bends[0] | bends[1]
-
-        def kept_before(rate: pl.Expr) -> pl.Expr:
-            last_kept = pl.when(kept).then(rate).shift(1)
-            return pl.when(same).then(last_kept.forward_fill()).otherwise(0.0)
-
-        fpr, tpr = ratio(fp, pl.col("_N")), ratio(tp, pl.col("_P"))
-        trapezoid = (fpr - kept_before(fpr)) * (tpr + kept_before(tpr)) / 2.0
-        columns.append(pl.when(kept).then(trapezoid).alias("ROC_AUC"))
-        sums["ROC_AUC"] = False
-    for name in ("average_precision", "PR_AUC"):
-        if name in names:  # scikit-learn lists these terms from the lowest threshold up
-            columns.append(terms[name].alias(name))
-            sums[name] = True
-    # the terms are computed inside the sums' frame function (polars' in-memory engine), from the points
-    inputs = points.select(_G, "tp", "fp", "_P", "_N")
-    areas = [pairwise_sums(inputs, _G, sums, columns)] if sums else []
-    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
-        # the terms as columns first, then the first crossing of each group: the same values as
-        # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
-        crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
-        areas.append(crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first()))
     result = totals
     for part in areas:
         result = result.join(part, on=_G, how="left")
@@ -160,3 +117,54 @@ def _points_of_sorted(rows: pl.DataFrame) -> pl.DataFrame:
         pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),
         _S,
     )
+
+
+def point_areas(points: pl.LazyFrame, names: Sequence[str]) -> list[pl.LazyFrame]:
+    """Frames ``[_G, <some of names>]`` (join them on ``_G``) from ``[_G, tp, fp, _P, _N]`` points: each
+    group's rows contiguous, threshold descending; counts (Int64) or sums of weights (Float64).
+
+    The terms of :mod:`frame_eval.classification.curves` on the same points, as columns, and their sums in
+    NumPy's order (:func:`~frame_eval._float.pairwise_sums`), all groups at once. No rule for undefined
+    values (no positives, no negatives) is applied here.
+    """
+    group = pl.col(_G)
+    same = group == group.shift(1)
+    tp, fp = pl.col("tp"), pl.col("fp")
+
+    def before(e: pl.Expr) -> pl.Expr:
+        return pl.when(same).then(e.shift(1)).otherwise(0)
+
+    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+    sums: dict[str, bool] = {}
+    columns = []
+    if "ROC_AUC" in names:
+        # scikit-learn's roc_curve drops the points where neither count bends (drop_intermediate: the
+        # second difference, np.diff(x, 2), is 0); each kept point's trapezoid reaches back to the kept
+        # point before it (the origin first)
+        after = group == group.shift(-1)
+        bends = [
+            pl.when(same & after).then(((c.shift(-1) - c) - (c - c.shift(1))) != 0).otherwise(True)
+            for c in (fp, tp)
+        ]
+        kept = bends[0] | bends[1]
+
+        def kept_before(rate: pl.Expr) -> pl.Expr:
+            last_kept = pl.when(kept).then(rate).shift(1)
+            return pl.when(same).then(last_kept.forward_fill()).otherwise(0.0)
+
+        fpr, tpr = ratio(fp, pl.col("_N")), ratio(tp, pl.col("_P"))
+        trapezoid = (fpr - kept_before(fpr)) * (tpr + kept_before(tpr)) / 2.0
+        columns.append(pl.when(kept).then(trapezoid).alias("ROC_AUC"))
+        sums["ROC_AUC"] = False
+    for name in ("average_precision", "PR_AUC"):
+        if name in names:  # scikit-learn lists these terms from the lowest threshold up
+            columns.append(terms[name].alias(name))
+            sums[name] = True
+    # the terms are computed inside the sums' frame function (polars' in-memory engine)
+    areas = [pairwise_sums(points, _G, sums, columns)] if sums else []
+    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
+        # the terms as columns first, then the first crossing of each group: the same values as
+        # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
+        crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
+        areas.append(crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first()))
+    return areas
