@@ -286,3 +286,25 @@ def test_weighted_frame_methods_and_expressions_give_the_same_bits() -> None:
     best = df.ireval.best_threshold("y", "s", by="g", criterion="f1", weight="w")
     chosen = df.group_by("g").agg(C.best_threshold("y", "s", criterion="f1", weight="w").alias("threshold"))
     assert best["threshold"].equals(chosen.sort("g")["threshold"])
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_weighted_areas_without_groups_and_with_zero_weight_groups(seed: int) -> None:
+    # the frame method reads every group's areas off one frame of points: without by=, with a group whose
+    # weights are all 0 (no points: nulls), and in any row order it gives the expressions' bits
+    df = weighted_frame(seed, n=1500)
+    df = df.with_columns(pl.when(pl.col("g") == 2).then(0.0).otherwise(pl.col("w")).alias("w"))
+    names = ["ROC_AUC", "AP", "PR_AUC", "EER"]
+    exprs = [C.roc_auc("y", "s", weight="w"), C.average_precision("y", "s", weight="w"),
+             C.pr_auc("y", "s", weight="w"), C.equal_error_rate("y", "s", weight="w")]
+    whole = df.ireval.scores("y", "s", metrics=names, weight="w", shape="wide")
+    assert whole.equals(df.select(exprs))
+    by_group = df.ireval.scores("y", "s", by="g", metrics=names, weight="w", shape="wide")
+    assert by_group.equals(df.group_by("g").agg(exprs).sort("g"))
+    assert by_group.filter(pl.col("g") == 2).drop("g").row(0) == (None,) * 4
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    again = shuffled.lazy().ireval.scores("y", "s", by="g", metrics=names, weight="w", shape="wide")
+    assert again.collect(engine="streaming").equals(by_group)
+    nothing = df.with_columns(pl.lit(0.0).alias("w")).ireval.scores("y", "s", metrics=names, weight="w",
+                                                                    shape="wide")
+    assert nothing.row(0) == (None,) * 4
