@@ -12,6 +12,7 @@ import os
 import pickle
 import select
 import signal
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -111,3 +112,14 @@ def unchanged(*frames: Any) -> Callable[[], None]:
                 pandas.testing.assert_frame_equal(after, before)
 
     return check
+
+
+def raised(call: Callable[[], Any]) -> BaseException:
+    """The exception ``call`` raises (warnings about thin overlaps silenced); fails when none is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            call()
+        except Exception as error:
+            return error
+    raise AssertionError("no error raised")

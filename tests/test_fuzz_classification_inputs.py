@@ -29,6 +29,7 @@ from fuzz_support import (
     CountingSource,
     assert_clean_error,
     full_frames,  # noqa: F401 - an autouse fixture: examples print in full
+    raised,
     unchanged,
 )
 from hypothesis import assume, given, settings
@@ -393,16 +394,6 @@ DEFECTS = {  # name -> (column, value, calls it applies to: "binary" / "multi")
 }
 
 
-def _raises(call: Any) -> BaseException:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        try:
-            call()
-        except Exception as error:
-            return error
-    raise AssertionError("no error raised")
-
-
 @FUZZ
 @given(weighted_cases(), multiclass_cases(), st.sampled_from(list(DEFECTS)), st.data())
 def test_bad_weights_probabilities_and_labels_are_one_clean_error(
@@ -436,9 +427,9 @@ def test_bad_weights_probabilities_and_labels_are_one_clean_error(
     as_pandas = bad.to_pandas()
     same_inputs = unchanged(bad, as_pandas)
     named = column if column != "p_a" else None  # the sum check names the columns together
-    assert_clean_error(_raises(lambda: _call(bad, call)), named)
-    assert_clean_error(_raises(lambda: _call(bad.lazy(), call).collect()), named)
-    assert_clean_error(_raises(lambda: _call(bad.lazy(), call).collect(engine="streaming")), named)
+    assert_clean_error(raised(lambda: _call(bad, call)), named)
+    assert_clean_error(raised(lambda: _call(bad.lazy(), call).collect()), named)
+    assert_clean_error(raised(lambda: _call(bad.lazy(), call).collect(engine="streaming")), named)
     if not (value is None and column == "w"):  # pandas: a null weight is NaN, reported as NaN
-        assert_clean_error(_raises(lambda: _call(as_pandas, call)), named)
+        assert_clean_error(raised(lambda: _call(as_pandas, call)), named)
     same_inputs()

@@ -23,6 +23,7 @@ from fuzz_support import (
     assert_clean_error,
     full_frames,  # noqa: F401 - an autouse fixture: examples print in full
     in_fresh_process,
+    raised,
     unchanged,
 )
 from hypothesis import assume, given
@@ -181,16 +182,6 @@ def _spoil(frame: pl.DataFrame, row: int, column: str, how: str) -> pl.DataFrame
     return frame.with_columns(pl.Series(column, values, dtype=frame.schema[column]))
 
 
-def _raises(call: Any) -> BaseException:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        try:
-            call()
-        except Exception as error:
-            return error
-    raise AssertionError("no error raised")
-
-
 def _bad_case(case: tuple[pl.DataFrame, pl.DataFrame, int], defect: str, data: st.DataObject,
               shared_only: bool) -> tuple[pl.DataFrame, pl.DataFrame, str]:
     run, qrels, _ = case
@@ -218,10 +209,10 @@ def test_bad_rows_are_one_clean_error_naming_the_column(
         lambda: getattr(run.ireval, method)(qrels, by="system"),
         lambda: getattr(run.lazy().ireval, method)(qrels.lazy(), by="system").collect(),
     ):
-        assert_clean_error(_raises(call), column, chain=False)  # chain: see the skipped test below
+        assert_clean_error(raised(call), column, chain=False)  # chain: see the skipped test below
     runs_pd, qrels_pd = run.to_pandas(), qrels.to_pandas()
     same_inputs = unchanged(runs_pd, qrels_pd)
-    assert_clean_error(_raises(lambda: getattr(runs_pd.ireval, method)(qrels_pd, by="system")), column)
+    assert_clean_error(raised(lambda: getattr(runs_pd.ireval, method)(qrels_pd, by="system")), column)
     same_inputs()
 
 
@@ -238,4 +229,4 @@ def test_bad_rows_anywhere_are_one_clean_error_without_a_chain(
         lambda: getattr(run.lazy().ireval, method)(qrels.lazy(), by="system").collect(engine="streaming"),
         lambda: getattr(run.to_pandas().ireval, method)(qrels.to_pandas(), by="system"),
     ):
-        assert_clean_error(_raises(call), column)
+        assert_clean_error(raised(call), column)
