@@ -44,7 +44,7 @@ from frame_eval.classification.counts import (
     tally,
     weight_total,
 )
-from frame_eval.classification.curves import Points, area, point_terms
+from frame_eval.classification.curves import Points
 from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
 from frame_eval.classification.grouped_multiclass import Measures, multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
@@ -695,17 +695,8 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
         at_first(fp + pl.col("tn")).cast(pl.Float64).alias("_N"),
     )
     per_group = pts.select(GROUP_ID, *keys, "_P", "_N").unique(GROUP_ID, keep="first", maintain_order=True)
-    fast = [n for n in names if n != "EER"]
-    for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), fast):
+    for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
-    if "EER" in names:  # per group as the expressions do (without by=, a select: no group_by of no points)
-        positives, negatives = pl.col("_P").first(), pl.col("_N").first()
-        tp_before, fp_before = tp.shift(1, fill_value=0.0), fp.shift(1, fill_value=0.0)
-        terms = point_terms(tp, fp, tp_before, fp_before, positives, negatives)
-        eer = area("EER", terms, positives, negatives)
-        eers = (pts.group_by(GROUP_ID).agg(eer.alias("EER")) if keys
-                else pts.select(pl.lit(0, pl.UInt32).alias(GROUP_ID), eer.alias("EER")))
-        per_group = per_group.join(eers, on=GROUP_ID, how="left")
     both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
     rules = {"ROC_AUC": both, "EER": both, "average_precision": some, "PR_AUC": some}
     per_group = per_group.select(
