@@ -1,0 +1,58 @@
+"""One ``.ireval.scores(..., by="model", metrics=["ROC_AUC", "AP"])`` call, timed in this process.
+
+    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5]
+    PYTHONPATH=<checkout of another revision> python benchmarks/scores_call.py
+
+Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
+(read once, before timing), with the data checks as usual and with them left out (``attach``
+given no checks), to tell the cost of the checks from the cost of the areas. Run it with
+``PYTHONPATH`` pointing at two checkouts in turn to compare revisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+
+def best(call: Callable[[], object], repeat: int) -> tuple[float, float]:
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        call()
+        wall = min(wall, time.perf_counter() - began)
+        cpu = min(cpu, time.process_time() - began_cpu)
+    return wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    import frame_eval
+    from frame_eval import _checks
+
+    preds = pl.read_parquet(args.data / "predictions.parquet")
+
+    def call() -> object:
+        return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"])
+
+    print(f"frame_eval from {Path(frame_eval.__file__).parent}")
+    wall, cpu = best(call, args.repeat)
+    print(f"scores: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    attach = _checks.attach
+    _checks.attach = lambda result, problems, *rest, **options: attach(result, [], *rest, **options)
+    try:
+        wall, cpu = best(call, args.repeat)
+    finally:
+        _checks.attach = attach
+    print(f"scores without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
