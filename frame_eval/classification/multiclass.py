@@ -112,7 +112,7 @@ def _one_group_area(
     packed: pl.Series, *, pairs: list[tuple[Any, str]], weighted_rows: bool, request: tuple[str, str, str]
 ) -> pl.Series:
     """The area ``request`` of one group's packed rows, by the frame method's code (grouped_multiclass)."""
-    from frame_eval.classification.evaluate import binary_areas  # (evaluate imports this module)
+    from frame_eval.classification.frame_points import binary_areas  # (the front end imports this module)
     from frame_eval.classification.grouped_multiclass import multiclass_areas
 
     rows = packed.explode().struct.unnest()
