@@ -28,7 +28,7 @@ from frame_eval.classification.counts import (
     parseable,
     ratio,
 )
-from frame_eval.registry import MeasureSpec, Param, register, register_shorthand
+from frame_eval.registry import Doc, MeasureSpec, Param, register, register_shorthand
 
 # -- builders: Counts -> unaliased expression; null where undefined --------------------------------
 
@@ -258,61 +258,101 @@ def _count(field: str) -> RateFn:
 
 
 TP = _spec("TP", "true positives: positive rows predicted positive", _count("tp"), "true_positives",
-           aggregate="sum")
+           aggregate="sum",
+           doc=Doc("C.tp", "positive rows predicted positive"))
 FP = _spec("FP", "false positives: negative rows predicted positive", _count("fp"), "false_positives",
-           "false_alarms", aggregate="sum")
+           "false_alarms", aggregate="sum",
+           doc=Doc("C.fp", "negative rows predicted positive"))
 FN = _spec("FN", "false negatives: positive rows predicted negative", _count("fn"), "false_negatives",
-           "misses", aggregate="sum")
+           "misses", aggregate="sum",
+           doc=Doc("C.fn", "positive rows predicted negative"))
 TN = _spec("TN", "true negatives: negative rows predicted negative", _count("tn"), "true_negatives",
-           aggregate="sum")
-P = _spec("P", "actual positives: TP + FN", _count("p"), "positives", "support", aggregate="sum")
-N = _spec("N", "actual negatives: FP + TN", _count("n"), "negatives", aggregate="sum")
-PP = _spec("PP", "predicted positives: TP + FP", _count("pp"), "predicted_positives", aggregate="sum")
-PN = _spec("PN", "predicted negatives: FN + TN", _count("pn"), "predicted_negatives", aggregate="sum")
-TOTAL = _spec("total", "all rows: P + N", _count("total"), "samples", aggregate="sum")
+           aggregate="sum",
+           doc=Doc("C.tn", "negative rows predicted negative"))
+P = _spec("P", "actual positives: TP + FN", _count("p"), "positives", "support", aggregate="sum",
+          doc=Doc("C.p", "actual positives, TP + FN"))
+N = _spec("N", "actual negatives: FP + TN", _count("n"), "negatives", aggregate="sum",
+          doc=Doc("C.n", "actual negatives, FP + TN"))
+PP = _spec("PP", "predicted positives: TP + FP", _count("pp"), "predicted_positives", aggregate="sum",
+           doc=Doc("C.pp", "predicted positives, TP + FP"))
+PN = _spec("PN", "predicted negatives: FN + TN", _count("pn"), "predicted_negatives", aggregate="sum",
+           doc=Doc("C.pn", "predicted negatives, FN + TN"))
+TOTAL = _spec("total", "all rows: P + N", _count("total"), "samples", aggregate="sum",
+              doc=Doc("C.total", "rows counted, P + N"))
 
 RECALL = _spec("recall", "recall, TPR: TP / P", _recall, "TPR", "sensitivity", "hit_rate", "hit rate",
-               "true_positive_rate")
+               "true_positive_rate",
+               doc=Doc("C.recall", "TP / P", "P = 0"))
 FNR = _spec("FNR", "false negative rate, miss rate: FN / P", _fnr, "miss_rate", "miss rate",
-            "false_negative_rate", "FRR", "false_rejection_rate", "type_II_error", "type II error")
+            "false_negative_rate", "FRR", "false_rejection_rate", "type_II_error", "type II error",
+            doc=Doc("C.fnr", "FN / P", "P = 0"))
 SPECIFICITY = _spec("specificity", "specificity, TNR: TN / N", _specificity, "TNR", "selectivity",
-                    "true_negative_rate")
+                    "true_negative_rate",
+                    doc=Doc("C.specificity", "TN / N", "N = 0"))
 FPR = _spec("FPR", "false positive rate, fall-out: FP / N", _fpr, "fall_out", "fall-out", "fallout",
-            "false_positive_rate", "FAR", "false_acceptance_rate", "type_I_error", "type I error")
-PRECISION = _spec("precision", "precision, PPV: TP / PP", _precision, "PPV", "positive_predictive_value")
-FDR = _spec("FDR", "false discovery rate: FP / PP", _fdr, "false_discovery_rate")
-NPV = _spec("NPV", "negative predictive value: TN / PN", _npv, "negative_predictive_value")
-FOR = _spec("FOR", "false omission rate: FN / PN", _for, "false_omission_rate")
-ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC", "success_rate", "success rate")
+            "false_positive_rate", "FAR", "false_acceptance_rate", "type_I_error", "type I error",
+            doc=Doc("C.fpr", "FP / N", "N = 0"))
+PRECISION = _spec("precision", "precision, PPV: TP / PP", _precision, "PPV", "positive_predictive_value",
+                  doc=Doc("C.precision", "TP / PP", "PP = 0"))
+FDR = _spec("FDR", "false discovery rate: FP / PP", _fdr, "false_discovery_rate",
+            doc=Doc("C.fdr", "FP / PP", "PP = 0"))
+NPV = _spec("NPV", "negative predictive value: TN / PN", _npv, "negative_predictive_value",
+            doc=Doc("C.npv", "TN / PN", "PN = 0"))
+FOR = _spec("FOR", "false omission rate: FN / PN", _for, "false_omission_rate",
+            doc=Doc("C.false_omission_rate", "FN / PN", "PN = 0"))
+ACCURACY = _spec("accuracy", "accuracy: (TP + TN) / total", _accuracy, "ACC", "success_rate", "success rate",
+                 doc=Doc("C.accuracy", "(TP + TN) / total", "no rows"))
 ERROR_RATE = _spec("error_rate", "error rate: (FP + FN) / total", _error_rate, "error rate",
-                   "misclassification_rate")
-PREVALENCE = _spec("prevalence", "prevalence: P / total", _prevalence)
+                   "misclassification_rate",
+                   doc=Doc("C.error_rate", "(FP + FN) / total", "no rows"))
+PREVALENCE = _spec("prevalence", "prevalence: P / total", _prevalence,
+                   doc=Doc("C.prevalence", "P / total", "no rows"))
 _BETA = Param("beta", float, 1.0, doc="weight of recall against precision")
 F = _spec(
     "F", "F-beta score: (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)", _f, "F_score", "F-score",
     "F_measure", "F-measure", "Fbeta", params=(_BETA,),
     format_name=lambda params, cutoff: f"F{params.get('beta', 1.0):g}",
+    doc=Doc(
+        "C.f1, C.fbeta",
+        "(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP); `F(beta=inf)` is recall",
+        "P = PP = 0",
+        names=("F1", "F2", "F0.5", "F(beta=3)"),
+        accepted="each with `(beta=b)`",
+    ),
 )
 register_shorthand(
     "classification", r"F(\d+(?:\.\d*)?|\.\d+)", lambda m: ("F", {"beta": float(m.group(1))})
 )
 BALANCED_ACCURACY = _spec("balanced_accuracy", "balanced accuracy: (TPR + TNR) / 2", _balanced_accuracy,
-                          "BA", "balanced accuracy")
+                          "BA", "balanced accuracy",
+                          doc=Doc(
+                              "C.balanced_accuracy",
+                              "(TPR + TNR) / 2, leaving out a class without actual rows",
+                              "no rows",
+                          ))
 MCC = _spec("MCC", "Matthews correlation coefficient", _mcc, "matthews_corrcoef", "phi",
-            "phi_coefficient")
+            "phi_coefficient",
+            doc=Doc("C.mcc", "(TP TN - FP FN) / sqrt(PP P N PN)", "PP, P, N or PN is 0"))
 INFORMEDNESS = _spec("informedness", "informedness, Youden's J: TPR + TNR - 1", _informedness,
-                     "youden_j", "Youden's J", "bookmaker_informedness", "BM")
-MARKEDNESS = _spec("markedness", "markedness: PPV + NPV - 1", _markedness, "MK", "deltaP")
+                     "youden_j", "Youden's J", "bookmaker_informedness", "BM",
+                     doc=Doc("C.informedness", "TPR + TNR - 1", "P or N is 0"))
+MARKEDNESS = _spec("markedness", "markedness: PPV + NPV - 1", _markedness, "MK", "deltaP",
+                   doc=Doc("C.markedness", "PPV + NPV - 1", "PP or PN is 0"))
 LR_PLUS = _spec("LR+", "positive likelihood ratio: TPR / FPR", _lr_plus, "LR_plus",
-                "positive_likelihood_ratio")
+                "positive_likelihood_ratio",
+                doc=Doc("C.lr_plus", "TPR / FPR", "P, N or FP is 0"))
 LR_MINUS = _spec("LR-", "negative likelihood ratio: FNR / TNR", _lr_minus, "LR_minus",
-                 "negative_likelihood_ratio")
+                 "negative_likelihood_ratio",
+                 doc=Doc("C.lr_minus", "FNR / TNR", "P, N or TN is 0"))
 DOR = _spec("DOR", "diagnostic odds ratio: (TP TN) / (FP FN)", _dor, "diagnostic_odds_ratio",
-            "diagnostic odds ratio")
+            "diagnostic odds ratio",
+            doc=Doc("C.diagnostic_odds_ratio", "(TP TN) / (FP FN) = LR+ / LR-", "FP or FN is 0"))
 FM = _spec("FM", "Fowlkes-Mallows index: sqrt(PPV TPR)", _fowlkes_mallows, "fowlkes_mallows",
-           "Fowlkes-Mallows", "FMI")
+           "Fowlkes-Mallows", "FMI",
+           doc=Doc("C.fowlkes_mallows", "sqrt(PPV TPR) = TP / sqrt(PP P)", "PP or P is 0"))
 CSI = _spec("CSI", "threat score, critical success index: TP / (TP + FN + FP)", _csi, "threat_score",
-            "threat score", "TS", "critical_success_index", "jaccard")
+            "threat score", "TS", "critical_success_index", "jaccard",
+            doc=Doc("C.threat_score", "TP / (TP + FN + FP)", "TP + FN + FP = 0"))
 
 COUNT_SPECS: Final = (TP, FP, FN, TN, P, N, PP, PN, TOTAL)
 RATE_SPECS: Final = (
@@ -325,5 +365,13 @@ KAPPA_WEIGHTS: Final = ("none", "linear", "quadratic")
 KAPPA = _spec("kappa", "Cohen's kappa: agreement of actual and predicted labels beyond chance", _kappa,
               "cohen_kappa", "cohens_kappa", "Cohen's kappa", "cohen_kappa_score",
               params=(Param("weights", str, "none", KAPPA_WEIGHTS,
-                            "disagreement weights: none, linear |i - j| or quadratic (i - j)^2"),))
+                            "disagreement weights: none, linear |i - j| or quadratic (i - j)^2"),),
+              doc=Doc(
+                  "C.cohen_kappa",
+                  "(p_o - p_e) / (1 - p_e): agreement beyond chance, from the 2 x 2 matrix (with "
+                  "`average=`, the K x K matrix); `kappa(weights=linear)` / `(weights=quadratic)` weigh a "
+                  "disagreement by |i - j| / (i - j)^2 of the labels' positions among the sorted classes "
+                  "(`C.cohen_kappa(weights=)`); scikit-learn's `cohen_kappa_score(weights=)`",
+                  "p_e = 1",
+              ))
 
