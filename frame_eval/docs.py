@@ -101,9 +101,8 @@ def replace_section(text: str, name: str, body: str) -> str:
     """``text`` with the section ``name`` (between its markers) replaced by ``body``.
 
     >>> start, end = section_markers("x")
-    >>> text = replace_section(f"intro\n{start}{end}outro\n", "x", "| a |\n")
-    >>> section(text, "x")
-    '| a |\n'
+    >>> section(replace_section("intro " + start + end + "outro", "x", "body"), "x")
+    'body'
     """
     before, _, after = _split(text, name)
     return before + "\n" + body + "\n" + after
