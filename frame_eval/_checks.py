@@ -175,14 +175,21 @@ def duplicate_problem(
 
     The fast pass counts the rows whose 64-bit key hash equals the one before
     in sorted order (rows less distinct hashes; sorting integers takes less
-    memory than a hash set of them): 0 means no repeats for certain. Only when
+    memory than a hash set of them; for a small eager input, rows less distinct
+    hashes): 0 means no repeats for certain. Only when
     it is not (a repeat, or a hash collision) does the exact hash aggregation
     run, to confirm and name an example. A caller that counts the same thing
     more cheaply on the way (one ``count`` row) passes it as ``suspect``.
     """
+    source, count = None, None
     if suspect is None:
-        hashes = pl.struct(keys).hash().sort()
-        suspect = frame.select(count=(hashes == hashes.shift()).sum().cast(pl.UInt64))
+        state = current()
+        if state is not None and state.small:  # a few rows: a hash set costs less than a sort
+            count = (pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64)
+        else:
+            hashes = pl.struct(keys).hash().sort()
+            count = (hashes == hashes.shift()).sum().cast(pl.UInt64)
+        source, suspect = frame, frame.select(count=count)
 
     def explain(count: int) -> str:
         indexed = frame.with_row_index(_ROW).filter(pl.len().over(keys) > 1)
@@ -202,7 +209,7 @@ def duplicate_problem(
             f"{times.collect().item()} times; {fix}"
         )
 
-    return Problem(suspect, explain)
+    return Problem(suspect, explain, source=source, count=count)
 
 
 _pending = threading.local()  # the call that collects at once, if any (see ``deferred``)
