@@ -383,39 +383,59 @@ def collect(result: pl.LazyFrame, stacklevel: int = 4) -> pl.DataFrame:
     checks = state.checks if state is not None else []
     if not checks:
         return result.collect(engine=engine, optimizations=flags)
-    row, given = _count_row(checks)
+    return collect_counted(result, Counted.of(checks), engine, flags, stacklevel + 1)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Checks set aside by :func:`deferred`, ready to be computed beside a result: their counts
+    as one row, a column per check (named by its position; checks of one source counted in one
+    ``select``), and the ``(count, message)`` frames of the checks that carry their own messages,
+    by position. Fewer steps than :func:`_tallies`' rows; read in Python."""
+
+    checks: tuple[Problem, ...]
+    row: pl.LazyFrame
+    given: dict[int, pl.LazyFrame]
+
+    @classmethod
+    def of(cls, checks: Sequence[Problem]) -> Counted:
+        by_source: dict[int, tuple[pl.LazyFrame, list[pl.Expr]]] = {}
+        parts: list[pl.LazyFrame] = []
+        given: dict[int, pl.LazyFrame] = {}
+        for i, c in enumerate(checks):
+            if c.explain is _as_given:
+                given[i] = c.frame.select(pl.col("count").cast(pl.UInt64), pl.col("message"))
+            elif c.source is not None and c.count is not None:
+                by_source.setdefault(id(c.source), (c.source, []))[1].append(c.count.alias(str(i)))
+            else:
+                parts.append(c.frame.select(pl.col("count").cast(pl.UInt64).alias(str(i))))
+        parts += [source.select(counts) for source, counts in by_source.values()]
+        row = pl.concat(parts, how="horizontal") if parts else pl.LazyFrame()
+        return cls(tuple(checks), row, given)
+
+
+def collect_counted(
+    result: pl.LazyFrame, counted: Counted, engine: str, flags: pl.QueryOptFlags, stacklevel: int
+) -> pl.DataFrame:
+    """``result`` and the ``counted`` checks in one ``collect_all``, raising or warning as an
+    attached result would; if that fails, the checks alone are computed, so bad data gets our
+    message rather than the engine's error."""
+    checks = counted.checks
     try:
-        frame, *counted = pl.collect_all([result, row, *given.values()], engine=engine, optimizations=flags)
+        frame, row, *given = pl.collect_all(
+            [result, counted.row, *counted.given.values()], engine=engine, optimizations=flags  # type: ignore[arg-type]
+        )
     except pl.exceptions.PolarsError:
-        _report(checks, _tallies(checks).collect(engine=engine, optimizations=flags).to_dicts(), stacklevel)
+        tallies = _tallies(checks).collect(engine=engine, optimizations=flags)  # type: ignore[arg-type]
+        _report(checks, tallies.to_dicts(), stacklevel)
         raise
-    fired = [
-        {"count": n, "message": None, _CHECK: int(i)} for i, n in counted[0].row(0, named=True).items() if n
-    ] if counted[0].height else []
-    for i, found in zip(given, counted[1:], strict=True):
+    fired = [{"count": n, "message": None, _CHECK: int(i)} for i, n in row.row(0, named=True).items() if n] \
+        if row.height else []
+    for i, found in zip(counted.given, given, strict=True):
         fired += [{**r, _CHECK: i} for r in found.filter(pl.col("count") > 0).to_dicts()]
     _report(checks, fired, stacklevel)
     return frame
 
-
-def _count_row(checks: Sequence[Problem]) -> tuple[pl.LazyFrame, dict[int, pl.LazyFrame]]:
-    """The counts of ``checks`` as one row, a column per check (named by its position; checks of one
-    source counted in one ``select``), and the ``(count, message)`` frames of the checks that
-    carry their own messages, by position: for :func:`collect`, which reads them in Python
-    (fewer steps than :func:`_tallies`' rows)."""
-    by_source: dict[int, tuple[pl.LazyFrame, list[pl.Expr]]] = {}
-    parts: list[pl.LazyFrame] = []
-    given: dict[int, pl.LazyFrame] = {}
-    for i, c in enumerate(checks):
-        if c.explain is _as_given:
-            given[i] = c.frame.select(pl.col("count").cast(pl.UInt64), pl.col("message"))
-        elif c.source is not None and c.count is not None:
-            by_source.setdefault(id(c.source), (c.source, []))[1].append(c.count.alias(str(i)))
-        else:
-            parts.append(c.frame.select(pl.col("count").cast(pl.UInt64).alias(str(i))))
-    parts += [source.select(counts) for source, counts in by_source.values()]
-    row = pl.concat(parts, how="horizontal") if parts else pl.LazyFrame()
-    return row, given
 
 
 def _as_given(count: int) -> str:

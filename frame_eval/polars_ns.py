@@ -6,13 +6,14 @@ shared core and collects only when the caller's frame was eager.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
 import polars as pl
 
-from frame_eval import _checks
+from frame_eval import _checks, _reuse
 from frame_eval import evaluate as _core
 from frame_eval.classification import evaluate as _classify
 from frame_eval.classification.counts import AUTO, Average
@@ -243,11 +244,20 @@ class IREvalNamespace(Generic[FrameT]):
         [('q1', 'P@2', 0.5), ('q1', 'RR', 1.0)]
         """
         cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
+        options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+                   "shape": shape, "labels": labels, "names": names, "judged_only": judged_only, "rel": rel,
+                   "collection_size": collection_size, "ties": ties}
+        scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
+        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
+            shape_key = _reuse.key_of(("evaluate", measures, dataclasses.astuple(cols), *options.items()))
+            found = _reuse.collect(
+                self._frame, qrels, shape_key,
+                lambda run, judged: _core.evaluate(run, judged, measures, cols, **options), stacklevel=5,
+            )
+            if found is not None:
+                return found  # type: ignore[return-value]
         result = _core.evaluate(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            ties=ties, scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
+            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
         )
         return self._finish(result)
 
