@@ -488,7 +488,9 @@ def _plan(
     judged_groups = groups if small and not complete and not cols.by else None
     problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    judgements = qrels if slices and not cols.by else None
+    # without by=, the judgements join the ranked rows as they are (then kept for the evaluated
+    # queries): for a sliced run, no step waits for the groups; for a small one, a join less
+    judgements = qrels if (slices or small) and not cols.by else None
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)
 
 
