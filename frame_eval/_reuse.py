@@ -6,7 +6,7 @@ the schemas, writing the expressions and the data checks) is Python work that co
 a fifth of a 100-query call. So an eager call on a small run (``_checks.SMALL_ROWS``) is
 planned once per shape: the method, its measures and options as given (with their types,
 so that ``depth=True`` is not taken for ``depth=1``), the column names, both frames'
-schemas, whether the optimizer runs (``_checks.UNOPTIMIZED_ROWS``) and the state of the
+schemas, whether the optimizer runs (``_checks.Deferred.few``) and the state of the
 measure registry. The plan reads two placeholder sources (polars IO sources) that hand
 out the frames of the call at hand; a later call of the same shape sets its frames and
 collects it. The plan and its data checks are those a fresh call builds, so values,
@@ -92,15 +92,14 @@ def collect(
         return None
     flags = state.optimizations
     schemas = tuple(run.schema.items()), tuple(qrels.schema.items())
-    full_key = (key, schemas, state.rows is not None and state.rows < _checks.UNOPTIMIZED_ROWS,
-                registry.generation())
+    full_key = (key, schemas, state.few, registry.generation())
     with _entries_lock:
         entry = _entries.get(full_key)
         if entry is not None:
             _entries.move_to_end(full_key)
     if entry is None:
         frames: list[pl.DataFrame | None] = [None, None]
-        with _checks.deferred(rows=state.rows) as planned:
+        with _checks.deferred(rows=state.rows, unoptimized_rows=state.unoptimized_rows) as planned:
             result = build(_placeholder(frames, 0, run.schema), _placeholder(frames, 1, qrels.schema))
         entry = _Entry(result, _checks.Counted.of(planned.checks), flags, frames)
         with _entries_lock:
