@@ -326,12 +326,21 @@ class IREvalNamespace(Generic[FrameT]):
         [('a', 'AP', 0.5, 2), ('b', 'AP', 0.5, 2)]
         """
         cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
+        options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+                   "shape": shape, "labels": labels, "names": names, "judged_only": judged_only, "rel": rel,
+                   "collection_size": collection_size, "aggregate": aggregate, "ties": ties, "ci": ci,
+                   "ci_method": ci_method, "n_resamples": n_resamples, "seed": seed}
+        scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
+        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
+            shape_key = _reuse.key_of(("summarize", measures, dataclasses.astuple(cols), *options.items()))
+            found = _reuse.collect(
+                self._frame, qrels, shape_key,
+                lambda run, judged: _core.summarize(run, judged, measures, cols, **options), stacklevel=5,
+            )
+            if found is not None:
+                return found  # type: ignore[return-value]
         result = _core.summarize(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            aggregate=aggregate, ties=ties, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed,
-            scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
+            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
         )
         return self._finish(result)
 

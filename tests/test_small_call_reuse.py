@@ -130,3 +130,12 @@ def test_registering_a_measure_forgets_the_plans() -> None:
     assert fe.registry.generation() != before
     run.ireval.evaluate(qrels, ["P@5"])
     assert len(_reuse._entries) == 2  # planned again under the new registry
+
+
+def test_summaries_reuse_their_plan_too() -> None:
+    pytest.importorskip("scipy", reason="the t interval's quantile comes from SciPy (the [stats] extra)")
+    for seed in range(3):
+        run, qrels = _data(5, seed)
+        got = run.ireval.summarize(qrels, MEASURES, ci=0.9)
+        assert got.equals(run.lazy().ireval.summarize(qrels.lazy(), MEASURES, ci=0.9).collect())
+    assert len(_reuse._entries) == 1
