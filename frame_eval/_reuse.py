@@ -26,9 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
-from polars.io.plugins import register_io_source
 
 from frame_eval import _checks, registry
+
+try:  # polars calls its IO sources unstable: without them, every call is planned afresh
+    from polars.io.plugins import register_io_source
+except ImportError:  # pragma: no cover
+    register_io_source = None
 
 SIZE = 32  # shapes of call kept
 
@@ -88,7 +92,8 @@ def collect(
     be keyed), and the caller plans it as usual. Call inside the caller's ``_checks.deferred``
     block; warnings point ``stacklevel`` frames up from here."""
     state = _checks.current()
-    if key is None or state is None or not state.small or not isinstance(qrels, pl.DataFrame):
+    if key is None or state is None or not state.small or not isinstance(qrels, pl.DataFrame) \
+            or register_io_source is None:
         return None
     flags = state.optimizations
     schemas = tuple(run.schema.items()), tuple(qrels.schema.items())

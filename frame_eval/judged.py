@@ -479,8 +479,9 @@ def _plan(
             counts.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
         )
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
-    else:
-        groups = counts.join(judged_queries, on=cols.query_id, how="semi")
+    else:  # a small call's semi-join reads the qrels' ids as they are (a step less than unique ones)
+        groups = counts.join(qrels.select(cols.query_id) if small else judged_queries, on=cols.query_id,
+                             how="semi")
     if small:
         groups = groups.cache()
     # without by= and complete, the groups are the run's judged queries, one row each: counted as
