@@ -139,3 +139,15 @@ def test_summaries_reuse_their_plan_too() -> None:
         got = run.ireval.summarize(qrels, MEASURES, ci=0.9)
         assert got.equals(run.lazy().ireval.summarize(qrels.lazy(), MEASURES, ci=0.9).collect())
     assert len(_reuse._entries) == 1
+
+
+def test_optimized_plans_are_reused_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the no-optimizer threshold the placeholder sources get projections and predicates
+    pushed into them; the values stay those of a lazy call."""
+    monkeypatch.setattr(fe._checks, "EVALUATION_UNOPTIMIZED_ROWS", 10)
+    for seed in range(2):
+        run, qrels = _data(6, seed)
+        for options in ({"shape": "wide"}, {"depth": 3, "complete": True}, {"judged_only": True}):
+            got = run.ireval.evaluate(qrels, MEASURES, **options)
+            assert got.equals(_fresh(run, qrels, **options)), options
+    assert len(_reuse._entries) == 3
