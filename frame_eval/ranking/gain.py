@@ -161,11 +161,12 @@ def _build_ndcg(
             raise ValueError("nDCG: a gain table (gains=) works with ideal='judged' and discount='trec' only")
         return _build_ndcg_table(rank, relevance, k, gain, base, gains)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
-    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
-    scoring = _within(rank, k) & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly).
+    # Judgements above 0 are the ones with a gain (a gain that underflows to 0 adds 0.0), and
+    # only their terms are read: gains of positive judgements, in fewer steps than _gains
+    scoring = _within(rank, k) & (relevance > 0)
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     dcg = _rank_ordered_sum(terms, scoring, rank, columns)
     if ideal == "retrieved":
         # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
@@ -196,9 +197,8 @@ def _cutoffs_ndcg(
         return None
     rank, relevance = _columns(columns)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
-    scoring = rank.is_not_null() & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    scoring = rank.is_not_null() & (relevance > 0)  # as in _build_ndcg
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     ranks = rank.filter(scoring)
     prefix = _in_ranks(terms.filter(scoring), ranks, columns).cum_sum()
     dcg = batched.prefix_at(prefix, batched.found_within(_in_ranks(ranks, ranks, columns), cutoffs))
