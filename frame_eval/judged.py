@@ -194,6 +194,26 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
 
 
+def _sorted_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> pl.LazyFrame:
+    """``[*keys, doc_id, score, rank]`` sorted by the keys and rank, with :func:`rank_expr`'s ranks
+    (for distinct (keys, doc_id) pairs): one sort by the keys, score descending and doc_id
+    descending as text, each row's rank its position after the first row of its query. For
+    a few rows this costs less than a window per query."""
+    keys = cols.query_keys
+    tie = pl.col(cols.doc_id)
+    if doc_dtype != pl.String:
+        tie = tie.cast(pl.String)
+    # rows with equal sort keys repeat a (keys, doc_id) pair: an error, or left out by
+    # duplicates="max" before ranking, so the sort needs no stable order
+    order = run.select(*keys, cols.doc_id, cols.score).sort(
+        [*keys, cols.score, tie], descending=[*(False for _ in keys), True, True]
+    )
+    row = pl.int_range(pl.len(), dtype=pl.UInt32)
+    changed = [pl.col(k).ne_missing(pl.col(k).shift()) for k in keys]
+    starts = changed[0] if len(changed) == 1 else pl.any_horizontal(changed)
+    return order.with_columns((row - pl.when(starts).then(row).forward_fill() + 1).alias(cols.rank))
+
+
 _GROUP = "__frame_eval_group"
 _NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
@@ -247,14 +267,15 @@ def _score_ranks(
     takes precedence over ``rank``.
 
     ``small`` (an eager input of a few rows, where the cost is per step, not per row): every
-    row is ranked by the pair at once and ``exact`` is ``None``.
+    row is ranked by the pair at once, in one sort (:func:`_sorted_ranks`), and ``exact`` is
+    ``None``.
     """
     keys = cols.query_keys
     n = pl.len().cast(pl.UInt64)
     repeated = (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS)
     total = pl.col(_REPEATS).sum().cast(pl.UInt64).alias("count")
     if small:
-        ranked = run.select(*keys, cols.doc_id, cols.score, rank_expr(cols, doc_dtype)).cache()
+        ranked = _sorted_ranks(run, cols, doc_dtype).cache()
         groups = ranked.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_NUM_RET), repeated).cache()
         repeats = groups.select(total)
         by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
@@ -458,8 +479,9 @@ def _plan(
             counts.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
         )
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
-    else:
-        groups = counts.join(judged_queries, on=cols.query_id, how="semi")
+    else:  # a small call's semi-join reads the qrels' ids as they are (a step less than unique ones)
+        groups = counts.join(qrels.select(cols.query_id) if small else judged_queries, on=cols.query_id,
+                             how="semi")
     if small:
         groups = groups.cache()
     # without by= and complete, the groups are the run's judged queries, one row each: counted as
@@ -467,7 +489,9 @@ def _plan(
     judged_groups = groups if small and not complete and not cols.by else None
     problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    judgements = qrels if slices and not cols.by else None
+    # without by=, the judgements join the ranked rows as they are (then kept for the evaluated
+    # queries): for a sliced run, no step waits for the groups; for a small one, a join less
+    judgements = qrels if (slices or small) and not cols.by else None
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)
 
 

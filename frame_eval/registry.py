@@ -381,9 +381,18 @@ def _parsed(text: str, kind: Kind) -> tuple[Measure, ...]:
     return tuple(_parse(text, kind))
 
 
+_generation = [0]  # how often the registry changed: a key for what was built from it
+
+
+def generation() -> int:
+    """A number that changes whenever a measure is registered (plans built before are stale)."""
+    return _generation[0]
+
+
 def _forget() -> None:
     _parsed.cache_clear()
     _built.cache_clear()
+    _generation[0] += 1
 
 
 def _parse(text: str, kind: Kind) -> list[Measure]:

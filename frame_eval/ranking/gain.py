@@ -72,6 +72,18 @@ def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
     return pl.when(g > 0).then(two.pow(g - top) - two.pow(-top)).otherwise(0.0)
 
 
+def _positive_gains(judgements: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
+    """:func:`_gains` of judgements known to be above 0 (an ideal ranking's), the same bits with
+    fewer steps: inside a query's aggregation each step after a sort costs per query. Their
+    positions 1, 2, ... are ``judgements.cum_count()`` (none is null)."""
+    g = judgements.cast(pl.Float64)
+    if gain == "linear":
+        return g
+    top = highest.cast(pl.Float64)
+    two = pl.lit(2.0, pl.Float64)
+    return two.pow(g - top) - two.pow(-top)
+
+
 def _discount(positions: pl.Expr, base: float, kind: str = "trec") -> pl.Expr:
     """log_base(position + 1), with the C library's log2 bits (trec_eval's discount) for base 2;
     ``kind="jk"``: Järvelin and Kekäläinen's ``max(1, log_base(position))``."""
@@ -149,11 +161,12 @@ def _build_ndcg(
             raise ValueError("nDCG: a gain table (gains=) works with ideal='judged' and discount='trec' only")
         return _build_ndcg_table(rank, relevance, k, gain, base, gains)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
-    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
-    scoring = _within(rank, k) & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly).
+    # Judgements above 0 are the ones with a gain (a gain that underflows to 0 adds 0.0), and
+    # only their terms are read: gains of positive judgements, in fewer steps than _gains
+    scoring = _within(rank, k) & (relevance > 0)
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     dcg = _rank_ordered_sum(terms, scoring, rank, columns)
     if ideal == "retrieved":
         # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
@@ -172,8 +185,7 @@ def _build_ndcg(
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
         ideal = ideal.head(k)
-    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
-    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base, discount))
+    idcg = ordered_sum(_positive_gains(ideal, gain, highest) / _discount(ideal.cum_count(), base, discount))
     return _ndcg_ratio(dcg, idcg, base)
 
 
@@ -185,15 +197,14 @@ def _cutoffs_ndcg(
         return None
     rank, relevance = _columns(columns)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
-    scoring = rank.is_not_null() & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    scoring = rank.is_not_null() & (relevance > 0)  # as in _build_ndcg
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     ranks = rank.filter(scoring)
     prefix = _in_ranks(terms.filter(scoring), ranks, columns).cum_sum()
     dcg = batched.prefix_at(prefix, batched.found_within(_in_ranks(ranks, ranks, columns), cutoffs))
     best = relevance.filter(relevance > 0).sort(descending=True)
-    positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
-    ideal_prefix = (_gains(best, gain, highest) / _discount(positions, base, discount)).cum_sum()
+    ideal_terms = _positive_gains(best, gain, highest) / _discount(best.cum_count(), base, discount)
+    ideal_prefix = ideal_terms.cum_sum()
     depth = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), best.len().cast(pl.Int64))
     return batched.ratio(dcg, batched.prefix_at(ideal_prefix, depth))
 
