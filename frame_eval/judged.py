@@ -239,7 +239,8 @@ def _score_ranks(
     copies of a document.
 
     Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
-    columns as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]``
+    columns as read once (the data checks count on them; a sliced run's own, in memory, so that
+    the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
     ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
     distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
     positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
