@@ -259,7 +259,8 @@ def _score_ranks(
     copies of a document.
 
     Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
-    columns as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]``
+    columns as read once (the data checks count on them; a sliced run's own, in memory, so that
+    the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
     ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
     distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
     positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
@@ -282,24 +283,30 @@ def _score_ranks(
         return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, None
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
 
+    sliced = len(slices) > 1
+
     def rank_by_score(rows: pl.LazyFrame) -> pl.LazyFrame:
-        return rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+        ranks = rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
             score_rank.cast(pl.UInt32).alias(cols.rank)
         )
+        # an in-memory run (sliced) is counted where it is: the cached ranks need no score or hash
+        return ranks.select(*keys, cols.doc_id, cols.rank) if sliced else ranks
 
-    if len(slices) > 1:
+    if sliced:
         pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
         ranked = pl.concat(pieces, parallel=False)
     else:
         ranked = rank_by_score(run)
     ranked = ranked.cache()  # read three times below: rank once
-    sliced = len(slices) > 1
     groups = ranked.group_by(keys).agg(
         pl.len().cast(pl.UInt32).alias(_NUM_RET),
-        pl.col(_GROUP).first(),
+        *([] if sliced else [pl.col(_GROUP).first()]),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
         *([] if sliced else [repeated]),
-    ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
+    )
+    if sliced:  # the hash of 100,000 query keys costs less than carrying it on 10M ranked rows
+        groups = groups.with_columns(_group_hash(keys).alias(_GROUP))
+    groups = groups.cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
     if sliced:
         # from the run itself (in memory: read again for free), so that no step waits for the
@@ -318,7 +325,8 @@ def _score_ranks(
         repeats = groups.select(total)
     exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
     by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
-    return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
+    scored = run.select(*keys, cols.doc_id, cols.score) if sliced else ranked
+    return scored, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
 
 
 @dataclass(frozen=True)
@@ -614,7 +622,8 @@ def evaluation_frame(
     group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
-    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right")
+    # the hash table on the judgements: the run's ranked rows (many more) stream past it
+    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right", build_side="force_right")
     if plan.judgements is not None and not complete:  # the judgements of queries the run has
         judged = judged.join(plan.groups.select(keys), on=keys, how="semi")
     # the few queries with tied scores (or a shared key hash) take their exact ranks

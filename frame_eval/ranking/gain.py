@@ -32,7 +32,7 @@ ideal ranking is always sorted by gain.)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -209,6 +209,43 @@ def _cutoffs_ndcg(
     return batched.ratio(dcg, batched.prefix_at(ideal_prefix, depth))
 
 
+_PARTS_MAX_CUTOFF = 20  # one sum per rank: beyond this many, the per-query sorts cost less
+
+
+def _parts_ndcg(
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = "",
+    ideal: str = "judged", discount: str = "trec",
+) -> tuple[list[pl.Expr], Callable[[list[pl.Expr]], pl.Expr]] | None:
+    """nDCG@k (trec_eval's form, k up to 20) as plain per-query aggregations, combined after them.
+
+    The judgement at each rank ``1..k`` is one sum (a query has one document per rank, so the
+    sum is that judgement, or 0); the ideal ranking is the query's k best positive judgements,
+    one list. Each term is then ``gain / log2(rank + 1)`` with the discount's bits, the terms
+    added in rank order from the first (a missing rank adds ``0.0``, which changes no sum), as
+    :func:`_build_ndcg` adds them: the same bits, without a running sum or a discount lookup
+    per query.
+    """
+    if gains or ideal != "judged" or discount != "trec" or base != 2.0 or k is None or k > _PARTS_MAX_CUTOFF:
+        return None
+    rank, relevance = _columns(columns)
+    positive = relevance.fill_null(0) > 0
+    at_rank = [pl.when(positive & (rank == r)).then(relevance).otherwise(0).sum() for r in range(1, k + 1)]
+    best = relevance.filter(positive).sort(descending=True).head(k)
+    pieces = [*at_rank, best, relevance.max().fill_null(0)]
+
+    def combine(parts: list[pl.Expr]) -> pl.Expr:
+        *judgements, top_k, highest = parts
+        dcg = idcg = pl.lit(0.0, pl.Float64)
+        for r, judgement in enumerate(judgements, start=1):
+            discount = math.log2(r + 1)  # the C library's log2, as the discount table holds it
+            ideal_judgement = top_k.list.get(r - 1, null_on_oob=True).fill_null(0)
+            dcg = dcg + divide(_gains(judgement, gain, highest), discount)
+            idcg = idcg + divide(_gains(ideal_judgement, gain, highest), discount)
+        return _ndcg_ratio(dcg, idcg, base)
+
+    return pieces, combine
+
+
 def _build_ndcg_table(
     rank: pl.Expr, relevance: pl.Expr, k: int | None, gain: str, base: float, gains: str
 ) -> pl.Expr:
@@ -305,7 +342,7 @@ NDCG = _spec(
     "nDCG", "normalised discounted cumulative gain", _build_ndcg,
     params=(_GAIN, _BASE, _GAINS, _IDEAL, _DISCOUNT),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
-    lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg,
+    lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg, build_parts=_parts_ndcg,
 )
 register_shorthand(
     "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",
