@@ -51,7 +51,7 @@ def score_measures(
         # a 63-bit hash of the keys stands for the group in the sort key; groups whose keys share a
         # hash (told apart exactly by the group table) are measured again on their own rows
         rows = rows.with_columns(_group_hash(keys).alias(_G))
-        groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts)
+        groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts).cache()  # read twice below
         shared = pl.col(_G).is_duplicated()
         clashes = groups.filter(shared).select(keys)
         groups = groups.filter(~shared)
