@@ -36,6 +36,7 @@ of eight, one pairwise step per level of the tree.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Mapping, Sequence
@@ -206,6 +207,7 @@ def _halves(values: pl.Series) -> pl.Series:
     return values.slice(0, half) + values.slice(half, half)
 
 
+@functools.lru_cache(maxsize=4096)
 def _reversed_bits(value: int, bits: int) -> int:
     return int(format(value, f"0{bits}b")[::-1], 2) if bits else 0
 
