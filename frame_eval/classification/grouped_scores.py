@@ -1,11 +1,15 @@
-"""Score-based measures of many groups at once, from one sort per group.
+"""Score-based measures of many groups at once, from one sort of all their rows.
 
 The ``C.roc_auc`` / ``C.average_precision`` expressions are self-contained,
 so each one sorts its group again. A frame method can do better: sort the
 scores of every group once, keep one point per distinct score (the end of
 each block of tied scores) and read every area off those points with plain
-sums. That is what :func:`score_measures` builds; :func:`frame_eval.classification.evaluate.rates`
-uses it when it is given a score column.
+sums. That is what :func:`score_measures` builds (``scores()`` without weights
+uses it). It sorts every row at once as one plain 128-bit value that packs a
+hash of the row's group, its score and its label (:func:`_packed_key`): several
+times cheaper than sorting each group in an aggregation, and the runs of equal
+values give each group's points directly. Groups whose keys share a hash are
+measured again from a sort of each group (:func:`group_points`).
 
 On the points of a group (threshold descending; ``tp_i`` / ``fp_i`` the
 positives / negatives scoring at least the i-th threshold, ``P`` and ``N``
