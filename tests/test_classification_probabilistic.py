@@ -30,6 +30,18 @@ def test_log_loss_and_brier_per_group_match_scikit_learn(seed: int) -> None:
         assert row["brier"] == pytest.approx(skm.brier_score_loss(a, q, pos_label=True), rel=0, abs=1e-15)
 
 
+@pytest.mark.parametrize(("y", "p", "w"), [
+    ([0], [0.5], [2.2250738585e-313]),  # w * term subnormal: found by the fuzz suite
+    ([0, 1, 0], [1e-17, 1 - 1e-17, 3e-9], [1.0, 5e-324, 0.25]),  # 1 - p rounds
+])
+def test_brier_same_bits_as_scikit_learn_at_the_edges(y: list[int], p: list[float], w: list[float]) -> None:
+    df = pl.DataFrame({"y": y, "p": p, "w": w})
+    weighted = df.ireval.probabilities("y", "p", weight="w", metrics=["brier"])["value"][0]
+    plain = df.ireval.probabilities("y", "p", metrics=["brier"])["value"][0]
+    assert weighted == skm.brier_score_loss(y, p, sample_weight=w, pos_label=1)
+    assert plain == skm.brier_score_loss(y, p, pos_label=1)
+
+
 def test_same_bits_for_any_row_order() -> None:
     rng = np.random.default_rng(1)
     df = pl.DataFrame({"y": rng.random(5000) < 0.4, "p": rng.random(5000)})

@@ -11,7 +11,8 @@ the probabilities (in [0, 1], summing to 1 within scikit-learn's tolerance).
   actual class (``1 - prob`` for a binary negative row), clipped to
   ``[eps, 1 - eps]`` (``eps`` the float64 machine epsilon) as scikit-learn's
   ``log_loss`` clips, so 0 and 1 give a large finite loss.
-- binary ``brier = mean((y - p)^2)`` (``y`` 1 for positive rows, 0 otherwise);
+- binary ``brier = mean((y - p)^2)`` (``y`` 1 for positive rows, 0 otherwise; each term
+  computed as scikit-learn does, ``((1 - y) - (1 - p))^2 + (y - p)^2`` halved);
   multi-class ``brier = mean(sum over classes k of (y_k - p_k)^2)``, ``y_k``
   1 for the row's class, the classes in sorted order, each row's sum in
   NumPy's order (scikit-learn 1.9's ``brier_score_loss``; with two probability
@@ -143,8 +144,12 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
         mean = mean_of(row_sum([gap * gap for gap in gaps]), w)
         return mean * 0.5 if k < 3 else mean  # scikit-learn's scale_by_half="auto"
     label, p, w, actual, positive = _rows(columns)
-    gap = label.cast(pl.Float64) - p
-    return checked(mean_of(gap * gap, w), [actual], positive)
+    # scikit-learn's two-column form: ((1 - y) - (1 - p))^2 + (y - p)^2, then halved; the same value as
+    # (y - p)^2 in exact arithmetic, and the same bits as scikit-learn's also when 1 - p rounds or
+    # w * term is subnormal
+    y = label.cast(pl.Float64)
+    gap_neg, gap_pos = (1.0 - y) - (1.0 - p), y - p
+    return checked(mean_of(gap_neg * gap_neg + gap_pos * gap_pos, w) * 0.5, [actual], positive)
 
 
 def _spec(name: str, summary: str, build: Any, *aliases: str, doc: Doc) -> MeasureSpec:
