@@ -45,6 +45,7 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.curves import Points
+from frame_eval.classification.exact_weights import exact_sums_points, when_exact
 from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
 from frame_eval.classification.grouped_multiclass import Measures, multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
@@ -285,9 +286,18 @@ def _weighted(labels: pl.LazyFrame) -> str | None:
 
 
 def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
-    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64)."""
-    c = binary_counts(_ACTUAL, _PREDICTED, positive, _weighted(labels))
-    return _per_group(labels, by, [getattr(c, name).alias(name) for name in COUNT_NAMES])
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64;
+    weights that add up exactly in any order are added as they come, others from the smallest up)."""
+    weight = _weighted(labels)
+
+    def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:
+        c = binary_counts(_ACTUAL, _PREDICTED, positive, weight, exact=exact)
+        cells = _per_group(rows, by, [c.tp.alias("tp"), c.fp.alias("fp"), c.fn.alias("fn"), c.tn.alias("tn")])
+        return cells.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
+
+    if weight is None:
+        return counted(labels)
+    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted)
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
@@ -583,7 +593,11 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
             per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
         ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
-        points = _weighted_points(scored, keys, weight)
+        rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
+        points = when_exact(
+            rows, weight, lambda f: exact_sums_points(f, keys, _POSITIVE, _SCORE, weight),
+            lambda f: _weighted_points(f, keys, weight),
+        )
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
