@@ -297,7 +297,7 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
 
     if weight is None:
         return counted(labels)
-    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted)
+    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 import polars as pl
 
 __all__ = ["exact_sums", "exact_sums_points", "when_exact"]
 
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
-ENGINE = "streaming"
 
 
 def exact_sums(weights: pl.Series) -> bool:
@@ -70,17 +70,21 @@ def when_exact(
     weight: str,
     exact: Callable[[pl.LazyFrame], pl.LazyFrame],
     ordered: Callable[[pl.LazyFrame], pl.LazyFrame],
+    *,
+    engine: Literal["in-memory", "streaming"] = "in-memory",
 ) -> pl.LazyFrame:
     """``exact(frame)`` when ``frame``'s column ``weight`` passes :func:`exact_sums`, else ``ordered(frame)``.
 
     Decided when the plan runs (nothing is collected before), on ``frame`` as a whole, in one frame
-    function on polars' in-memory engine. The two plans must give the same columns and dtypes.
+    function that runs the chosen plan on ``engine`` (sorts within groups run faster on the in-memory
+    engine, aggregations of many expressions on the streaming one; the same values either way). The
+    two plans must give the same columns and dtypes.
     """
     schema = ordered(frame).collect_schema()
 
     def run(rows: pl.DataFrame) -> pl.DataFrame:
         chosen = exact if exact_sums(rows.get_column(weight)) else ordered
-        return chosen(rows.lazy()).collect(engine=ENGINE)
+        return chosen(rows.lazy()).collect(engine=engine)
 
     return frame.map_batches(run, schema=schema, streamable=False)
 
