@@ -45,7 +45,7 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.curves import Points
-from frame_eval.classification.exact_weights import exact_sums_points, when_exact
+from frame_eval.classification.exact_weights import weighted_points, when_exact
 from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
 from frame_eval.classification.grouped_multiclass import Measures, multiclass_areas
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
@@ -548,30 +548,6 @@ def confusion_matrix(
 
 # -- threshold curves ----------------------------------------------------------------------------
 
-def _weighted_points(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
-    """``[*keys, <score>, tp, fp, _P, _N]`` of weighted rows: each group's rows sorted once by (score
-    descending, label, weight), the C.* expressions' order, so the running sums of the weights have their
-    bits in any row order; taken at the last row of each score. As scikit-learn, rows of weight 0 are no
-    point of the curve."""
-    positive, score, w = pl.col(_POSITIVE), pl.col(_SCORE), pl.col(weight)
-    scored = scored.filter(w != 0)
-    columns, order, descending = [_SCORE, _POSITIVE, weight], [score, positive, w], [True, False, False]
-    tp_run = pl.when(positive).then(w).otherwise(0.0).cum_sum()
-    fp_run = pl.when(positive).then(0.0).otherwise(w).cum_sum()
-    end = (score != score.shift(-1)).fill_null(True)
-    at_ends = [
-        score.filter(end).alias(_SCORE), tp_run.filter(end).alias("tp"), fp_run.filter(end).alias("fp"),
-        tp_run.last().alias("_P"), fp_run.last().alias("_N"),
-    ]
-    if not keys:
-        return scored.sort(order, descending=descending).select(at_ends)
-    rows = scored.group_by(keys).agg(pl.struct(columns).sort_by(order, descending=descending).alias("_r"))
-    rows = rows.explode("_r").unnest("_r")
-    # a group_by keeps each group's rows in their order (the sorted order made above)
-    points = rows.group_by(keys, maintain_order=True).agg(at_ends).explode([_SCORE, "tp", "fp"])
-    return points.sort(keys, maintain_order=True)
-
-
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
 
@@ -594,10 +570,11 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
         ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
         rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
-        points = when_exact(
-            rows, weight, lambda f: exact_sums_points(f, keys, _POSITIVE, _SCORE, weight),
-            lambda f: _weighted_points(f, keys, weight),
-        )
+
+        def sorted_points(exact: bool) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+            return lambda f: weighted_points(f, keys, _POSITIVE, _SCORE, weight, exact=exact)
+
+        points = when_exact(rows, weight, sorted_points(True), sorted_points(False))
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,

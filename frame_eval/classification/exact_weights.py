@@ -28,9 +28,10 @@ from typing import Literal
 
 import polars as pl
 
-__all__ = ["exact_sums", "exact_sums_points", "when_exact"]
+__all__ = ["GROUP", "exact_sums", "weighted_points", "when_exact"]
 
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
+GROUP = "__fe_group"
 
 
 def exact_sums(weights: pl.Series) -> bool:
@@ -89,53 +90,46 @@ def when_exact(
     return frame.map_batches(run, schema=schema, streamable=False)
 
 
-def exact_sums_points(
-    rows: pl.LazyFrame, keys: Sequence[str], positive: str, score: str, weight: str
+def weighted_points(
+    rows: pl.LazyFrame, keys: Sequence[str], positive: str, score: str, weight: str, *, exact: bool
 ) -> pl.LazyFrame:
-    """``[*keys, <score>, tp, fp, _P, _N]`` of exactly summable weights (:func:`exact_sums`): per group
-    (sorted by ``keys``), one point per distinct score with weight above 0, threshold descending;
-    ``tp`` / ``fp`` the weights of the positive / negative rows scoring at least it, ``_P`` / ``_N``
-    the group's totals (Float64).
+    """``[GROUP, *keys, <score>, tp, fp, _P, _N]``: per group (numbered by ``GROUP`` in the order of
+    ``keys``), one point per distinct score among the rows of weight above 0 (scikit-learn leaves rows of
+    weight 0 out of its curves), threshold descending; ``tp`` / ``fp`` the sums of the weights of the
+    positive / negative rows scoring at least it, ``_P`` / ``_N`` the group's totals (Float64).
 
-    Each group's rows are sorted by score alone and the weights added in that order over all groups at
-    once (no addition rounds, so the order within tied scores and the running totals of the groups
-    before do not matter): the same values as adding them sorted by (score, label, weight) per group.
+    Each group's rows are sorted once and their weights added one by one in that order: by (score
+    descending, label, weight), which fixes the bits of every running sum whatever the row order, or,
+    with ``exact`` (weights that pass :func:`exact_sums`), by score alone, as no addition rounds then.
     """
     keys = list(keys)
     lab, s, w = pl.col(positive), pl.col(score), pl.col(weight)
     rows = rows.filter(w != 0)
-    g, run = "__fe_group", "__fe_rows"
+    order, descending = (s, True) if exact else ([s, lab, w], [True, False, False])
+    run = "__fe_rows"
     if keys:
-        groups = rows.group_by(keys).agg(pl.struct(lab, s, w).sort_by(s, descending=True).alias(run))
-        groups = groups.sort(keys).with_row_index(g)  # numbered in the keys' order
-        names = groups.select(g, *keys)
-        rows = groups.select(g, run).explode(run).unnest(run)
+        sorted_rows = pl.struct(lab, s, w).sort_by(order, descending=descending).alias(run)
+        groups = rows.group_by(keys).agg(sorted_rows).sort(keys).with_row_index(GROUP).cache()
+        names = groups.select(GROUP, *keys)
+        rows = groups.select(GROUP, run).explode(run).unnest(run)
     else:
         names = None
-        rows = rows.sort(score, descending=True).select(pl.lit(0, pl.UInt32).alias(g), lab, s, w)
-    group = pl.col(g)
-    # running totals over all rows, read at the end of each run of tied scores; a group's own totals are
-    # those minus the totals where the group before ended (exact: no sum rounds)
+        rows = rows.sort(order, descending=descending).select(pl.lit(0, pl.UInt32).alias(GROUP), lab, s, w)
+    group = pl.col(GROUP)
     rows = rows.with_columns(
-        pl.when(lab).then(w).otherwise(0.0).cum_sum().alias("tp"), w.cum_sum().alias("_all")
+        pl.when(lab).then(w).otherwise(0.0).cum_sum().over(GROUP).alias("tp"),
+        pl.when(lab).then(0.0).otherwise(w).cum_sum().over(GROUP).alias("fp"),
     )
+    # the last row of each score (and so of each group) is a point; the group's last its totals
     end = ((s != s.shift(-1)) | (group != group.shift(-1))).fill_null(True)
-    points = rows.filter(end).select(g, s, "tp", "_all")
-    first, last = (group != group.shift(1)).fill_null(True), (group != group.shift(-1)).fill_null(True)
-
-    def within(name: str) -> pl.Expr:
-        running = pl.col(name)
-        return running - pl.when(first).then(running.shift(1).fill_null(0.0)).forward_fill()
-
-    points = points.with_columns(within("tp"), within("_all"))
-    tp, fp = pl.col("tp"), pl.col("_all") - pl.col("tp")
-    points = points.select(
-        g, s, tp, fp.alias("fp"),
-        pl.when(last).then(tp).backward_fill().alias("_P"),
-        pl.when(last).then(fp).backward_fill().alias("_N"),
+    last = (group != group.shift(-1)).fill_null(True)
+    points = rows.filter(end).select(
+        GROUP, s, "tp", "fp",
+        pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
+        pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
     )
     if names is None:
-        return points.drop(g)
-    return points.join(names, on=g, how="left", maintain_order="left").select(
-        *keys, score, "tp", "fp", "_P", "_N"
-    )
+        return points
+    # the keys of the (few) groups joined to the points, rather than repeated on every row before
+    points = points.join(names, on=GROUP, how="left", maintain_order="left")
+    return points.select(GROUP, *keys, score, "tp", "fp", "_P", "_N")
