@@ -548,6 +548,18 @@ def confusion_matrix(
 
 # -- threshold curves ----------------------------------------------------------------------------
 
+def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
+    """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` of weighted rows: :func:`exact_weights.weighted_points`,
+    each group sorted by score alone when the weights add up exactly in any order, else by (score, label,
+    weight)."""
+    rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
+
+    def sorted_points(exact: bool) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+        return lambda f: weighted_points(f, keys, _POSITIVE, _SCORE, weight, exact=exact)
+
+    return when_exact(rows, weight, sorted_points(True), sorted_points(False)).cache()  # read more than once
+
+
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
 
@@ -569,12 +581,7 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
             per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
         ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
-        rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
-
-        def sorted_points(exact: bool) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
-            return lambda f: weighted_points(f, keys, _POSITIVE, _SCORE, weight, exact=exact)
-
-        points = when_exact(rows, weight, sorted_points(True), sorted_points(False))
+        points = _weighted_curve(scored, keys, weight)
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
@@ -671,10 +678,8 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
     the areas of all groups read off those points at once (:func:`grouped_scores.point_areas`, the
     unweighted path's code)."""
     keys = list(keys)
-    pts = curve_points(scored, keys)  # each group's points contiguous, threshold descending
+    pts = _weighted_curve(scored, keys, _WEIGHT)  # each group's points contiguous, threshold descending
     tp, fp = pl.col("tp"), pl.col("fp")
-    group = pl.struct(keys).rle_id() if keys else pl.lit(0, pl.UInt32)
-    pts = pts.with_columns(group.cast(pl.UInt32).alias(GROUP_ID))
     first = (pl.col(GROUP_ID) != pl.col(GROUP_ID).shift(1)).fill_null(True)
 
     def at_first(e: pl.Expr) -> pl.Expr:  # P and N as the expressions take them, at the group's first point
@@ -682,10 +687,10 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
 
     pts = pts.select(  # (Float64 even when no weight is above 0 and there are no points)
         GROUP_ID, *keys, tp.cast(pl.Float64), fp.cast(pl.Float64),
-        at_first(tp + pl.col("fn")).cast(pl.Float64).alias("_P"),
-        at_first(fp + pl.col("tn")).cast(pl.Float64).alias("_N"),
+        at_first(tp + (pl.col("_P") - tp)).cast(pl.Float64).alias("_P"),
+        at_first(fp + (pl.col("_N") - fp)).cast(pl.Float64).alias("_N"),
     )
-    per_group = pts.select(GROUP_ID, *keys, "_P", "_N").unique(GROUP_ID, keep="first", maintain_order=True)
+    per_group = pts.filter(first).select(GROUP_ID, *keys, "_P", "_N")
     for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
     both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
