@@ -424,9 +424,12 @@ class PandasIREval:
 
 
 def public_methods() -> list[str]:
-    """The polars namespace's public methods: the pandas accessor has each, with its signature."""
+    """The polars namespace's public methods (its own and those of its families, ``polars_ns_*``):
+    the pandas accessor has each, with its signature."""
     return [
-        name for name, value in vars(IREvalNamespace).items() if not name.startswith("_") and callable(value)
+        name
+        for family in IREvalNamespace.__mro__ if family.__module__.startswith("frame_eval.")
+        for name, value in vars(family).items() if not name.startswith("_") and callable(value)
     ]
 
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-__all__ = ["Measure", "MeasureSpec", "Param", "measure", "parse_measures", "register", "specs"]
+__all__ = ["Doc", "Measure", "MeasureSpec", "Param", "measure", "parse_measures", "register", "specs"]
 
 Kind = Literal["ranking", "classification"]
 
@@ -73,6 +73,27 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Doc:
+    """A family's row in the README's measure table, which ``python -m frame_eval.docs`` writes.
+
+    ``expression``: its expression functions, comma-separated (``"C.f1, C.fbeta"``);
+    ``value``: what it computes (Markdown; ``|`` and ``*`` as they read, the table escapes
+    them); ``null_when``: when the value is null; ``names``: the first column's names, when
+    not the family's name alone (``F1``, ``F2``...); ``accepted``: what the second column
+    says after the aliases.
+
+    >>> Doc("C.tp", "positive rows predicted positive").null_when
+    'never'
+    """
+
+    expression: str
+    value: str
+    null_when: str = "never"
+    names: tuple[str, ...] = ()
+    accepted: str = ""
+
+
+@dataclass(frozen=True)
 class MeasureSpec:
     """The declaration of a measure family.
 
@@ -100,6 +121,7 @@ class MeasureSpec:
     ``from_others(params)``, optional, gives the measures the value can be read from and how
     (``11pt_avg`` from ``IPrec`` at its levels): when all of them are computed in the same
     evaluation, the measure is not computed again (the same bits).
+    ``doc``: the family's row in the README's measure table (:class:`Doc`).
     """
 
     name: str
@@ -123,6 +145,7 @@ class MeasureSpec:
     from_others: (
         Callable[[Mapping[str, Any]], tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]] | None
     ) = None
+    doc: Doc | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

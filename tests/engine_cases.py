@@ -1,11 +1,16 @@
-"""Random runs, qrels and predictions shared by the Spark and Dask tests, and how results are compared."""
+"""Random runs, qrels and predictions shared by the Spark and Dask tests, how results are compared, and
+how a shared test drives either engine (:class:`Engine`)."""
 
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from frame_eval import Measure, parse_measures, registry
@@ -83,3 +88,87 @@ def assert_same_error(engine_text: str, polars_text: str) -> None:
     def counts(text: str) -> str:
         return re.sub(r"\brow \d+", "row N", re.sub(r"^\d+ |(?<=: )\d+ ", "N ", text))
     assert counts(polars_text) in counts(engine_text), (polars_text, engine_text)
+
+
+DASK_MISSING = 'Dask is not installed (pip install "frame-eval[dask]")'
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How the shared engine tests (``test_engines.py``) drive one engine: frames in and out,
+    running a plan, what its errors look like."""
+
+    name: str
+    module: Any  # fe.spark or fe.dask
+    frame_type: str  # what the TypeError for a frame of another library names
+    to_engine: Callable[..., Any]  # (polars frame, partitions=3, arrow=False) -> engine frame
+    to_polars: Callable[[Any], pl.DataFrame]
+    run: Callable[[Any], Any]  # collect / compute a plan
+    columns: Callable[[Any], list[str]]  # a plan's columns, read without running it
+    where_system: Callable[[Any, str], Any]  # the rows of one system
+    chain: Callable[[Any, Callable[[Any], Any]], Any]  # transform / pipe
+    poisoned: Callable[[Any], Any]  # the frame, raising "the run was read" once its rows are read
+    speak: Callable[[str], str]  # a polars message in the engine's terms
+    wraps_errors: bool  # an error in a task reaches the caller wrapped (Spark) or as raised (Dask)
+    ranking_seed: int
+    prediction_seed: int
+
+    def job_error(self, planned: Any) -> str:
+        """The text of the ``ValueError`` that running ``planned`` raises."""
+        with pytest.raises(Exception) as caught:
+            self.run(planned)
+        if self.wraps_errors:
+            assert "ValueError" in str(caught.value), str(caught.value)
+        else:
+            assert caught.type is ValueError, repr(caught.value)
+        return str(caught.value)
+
+
+def spark_engine(session: Any) -> Engine:
+    import frame_eval as fe
+    from frame_eval.engines.spark import spark_message
+
+    def poisoned(frame: Any) -> Any:
+        from pyspark.sql import functions as F
+
+        def explode(score):  # type: ignore[no-untyped-def]  (type hints make PySpark guess an eval type)
+            raise RuntimeError("the run was read")
+
+        return frame.withColumn("score", F.udf(explode, "double")("score"))
+
+    return Engine(
+        name="spark", module=fe.spark, frame_type=r"pyspark\.sql\.DataFrame",
+        to_engine=lambda frame, partitions=3, arrow=False: session.createDataFrame(frame.to_arrow()),
+        to_polars=lambda frame: pl.from_arrow(frame.toArrow()),  # type: ignore[arg-type,return-value]
+        run=lambda planned: planned.collect(),
+        columns=lambda planned: [f.name for f in planned.schema.fields],
+        where_system=lambda frame, system: frame.filter(f"system = '{system}'"),
+        chain=lambda frame, step: frame.transform(step), poisoned=poisoned, speak=spark_message,
+        wraps_errors=True, ranking_seed=11, prediction_seed=3,
+    )
+
+
+def dask_engine() -> Engine:
+    dd = pytest.importorskip("dask.dataframe", reason=DASK_MISSING)
+    import frame_eval as fe
+    from frame_eval.pandas_ns import pandas_message
+
+    def to_engine(frame: pl.DataFrame, partitions: int = 3, arrow: bool = False) -> Any:
+        return dd.from_pandas(frame.to_pandas(use_pyarrow_extension_array=arrow), npartitions=partitions)
+
+    def poisoned(frame: Any) -> Any:
+        def exploding(part: Any) -> Any:
+            if len(part):
+                raise RuntimeError("the run was read")
+            return part
+
+        return frame.map_partitions(exploding, meta=frame._meta)
+
+    return Engine(
+        name="dask", module=fe.dask, frame_type=r"dask\.dataframe\.DataFrame", to_engine=to_engine,
+        to_polars=lambda frame: pl.from_pandas(frame.compute()), run=lambda planned: planned.compute(),
+        columns=lambda planned: list(planned.columns),
+        where_system=lambda frame, system: frame[frame["system"] == system],
+        chain=lambda frame, step: frame.pipe(step), poisoned=poisoned, speak=pandas_message,
+        wraps_errors=False, ranking_seed=12, prediction_seed=4,
+    )

@@ -6,7 +6,10 @@ of a group (or the whole frame) to one number, so it works in
 re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 
 - :mod:`~frame_eval.classification.counts`: confusion counts (binary, one-vs-rest), exact ratios, sums;
-- :mod:`~frame_eval.classification.rates`: counts and rates of predicted labels, and their averages;
+- :mod:`~frame_eval.classification.rates`: counts and rates of predicted labels (builders, registry entries);
+- :mod:`~frame_eval.classification.averages`: a rate as one expression, binary or averaged over classes;
+- :mod:`~frame_eval.classification.expr_counts`, :mod:`~frame_eval.classification.expr_rates`,
+  :mod:`~frame_eval.classification.expr_combined`: the ``C.*`` count and rate functions;
 - :mod:`~frame_eval.classification.curves`: ROC and precision-recall points, ROC AUC, AP, PR AUC, EER;
 - :mod:`~frame_eval.classification.thresholds`: the best threshold by a criterion;
 - :mod:`~frame_eval.classification.multiclass`: multi-class ROC AUC (one-vs-rest, one-vs-one), AP, top-k;
@@ -14,7 +17,8 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.calibration`: calibration bins and the expected calibration error;
 - :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
-  ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``.
+  ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``, gathered from its
+  ``frame_*`` modules (checks, labels, points, scores, multiclass, thresholds).
 
 Conventions (scikit-learn's, except where noted):
 
@@ -63,49 +67,39 @@ from frame_eval.classification.multiclass import (
     top_k_accuracy,
 )
 from frame_eval.classification.probabilistic import brier_score, log_loss
-from frame_eval.classification.rates import (
-    COUNT_SPECS,
-    DEFAULT_RATES,
-    RATE_SPECS,
-    RATES,
-    accuracy,
-    averaged,
+
+# isort: split
+# (the score measures register first, then the counts and rates: fe.measures() lists them in this order)
+from frame_eval.classification.averages import averaged, rate_expr, value
+from frame_eval.classification.expr_combined import (
     balanced_accuracy,
     cohen_kappa,
-    confusion,
-    counts_of,
     diagnostic_odds_ratio,
-    error_rate,
     f1,
-    false_omission_rate,
     fbeta,
-    fdr,
-    fn,
-    fnr,
     fowlkes_mallows,
-    fp,
-    fpr,
     informedness,
     lr_minus,
     lr_plus,
     markedness,
     mcc,
-    n,
+    threat_score,
+)
+from frame_eval.classification.expr_counts import confusion, fn, fp, n, p, pn, pp, tn, total, tp
+from frame_eval.classification.expr_rates import (
+    accuracy,
+    error_rate,
+    false_omission_rate,
+    fdr,
+    fnr,
+    fpr,
     npv,
-    p,
-    pn,
-    pp,
     precision,
     prevalence,
-    rate_expr,
     recall,
     specificity,
-    threat_score,
-    tn,
-    total,
-    tp,
-    value,
 )
+from frame_eval.classification.rates import COUNT_SPECS, DEFAULT_RATES, RATE_SPECS, RATES, counts_of
 from frame_eval.classification.thresholds import BEST_THRESHOLD, CRITERIA, best_threshold
 
 __all__ = [

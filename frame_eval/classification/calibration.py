@@ -31,7 +31,7 @@ from typing import Any, Final
 import polars as pl
 
 from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
-from frame_eval.registry import MeasureSpec, Param, measure, register
+from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
 __all__ = ["STRATEGIES", "bin_edges", "expected_calibration_error"]
 
@@ -125,6 +125,13 @@ ECE = parseable(register(MeasureSpec(
         Param("strategy", str, "uniform", choices=STRATEGIES, doc="'uniform' or 'quantile' bin edges"),
     ),
     aliases=("expected_calibration_error", "expected calibration error"),
+    doc=Doc(
+        "C.expected_calibration_error",
+        "parameters n_bins (default 10) and strategy (uniform or quantile), e.g. ECE(n_bins=15, "
+        "strategy=quantile): sum over the non-empty calibration bins of (rows in the bin / rows) * |mean "
+        "probability - fraction positive|, the bins of scikit-learn's `calibration_curve`",
+        "no rows",
+    ),
 )))
 CALIBRATION_SPECS: Final = (ECE,)
 

@@ -36,7 +36,7 @@ from frame_eval.classification.counts import (
     ratio,
     weighted,
 )
-from frame_eval.registry import MeasureSpec, measure, register
+from frame_eval.registry import Doc, MeasureSpec, measure, register
 
 __all__ = ["average_precision", "equal_error_rate", "pr_auc", "roc_auc"]
 
@@ -71,7 +71,7 @@ def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = N
 
     Counted by binary search in the sorted scores of each side, which is a few
     times faster in a group than a cumulative sum over all rows sorted by score.
-    With ``weight``, see :func:`weighted_points`.
+    With ``weight``, see :func:`points_from`.
     """
     w = None if weight is None else pl.col(weight).cast(pl.Float64)
     pts = points_from(is_positive(actual, positive), pl.col(score).cast(pl.Float64), w)
@@ -273,18 +273,40 @@ def _spec(name: str, summary: str, build: Any, *aliases: str, **kwargs: Any) -> 
 ROC_AUC = _spec(
     "ROC_AUC", "area under the ROC curve", _build_roc_auc, "AUROC", "AUC", "ROC AUC", "ROC-AUC",
     "roc_auc_score",
+    doc=Doc(
+        "C.roc_auc",
+        "the chance that a positive outscores a negative, ties counting 1/2: the trapezoids under "
+        "scikit-learn's `roc_curve` points (with its `drop_intermediate`), added in NumPy's order",
+        "P or N is 0",
+    ),
 )
 AVERAGE_PRECISION = _spec(
     "average_precision", "average precision: precision at each threshold weighted by the recall gained",
     _build_average_precision, "AP", "average precision", "average_precision_score",
+    doc=Doc(
+        "C.average_precision",
+        "sum over thresholds of the recall gained there times the precision there (scikit-learn's step-wise "
+        "sum)",
+        "P = 0",
+    ),
 )
 PR_AUC = _spec(
     "PR_AUC", "area under the precision-recall curve, by trapezoids", _build_pr_auc, "PR AUC", "PR-AUC",
     "AUC-PR", "AUCPR",
+    doc=Doc(
+        "C.pr_auc",
+        "trapezoids under the precision-recall points, from (recall 0, precision 1)",
+        "P = 0",
+    ),
 )
 EER = _spec(
     "EER", "equal error rate: where FPR equals FNR on the ROC curve", _build_eer, "equal_error_rate",
     "equal error rate",
+    doc=Doc(
+        "C.equal_error_rate",
+        "the FPR where FPR and FNR cross, interpolated between ROC points",
+        "P or N is 0",
+    ),
 )
 SCORE_SPECS: Final = (ROC_AUC, AVERAGE_PRECISION, PR_AUC, EER)
 
@@ -323,7 +345,7 @@ def roc_auc(
         A column of sample weights >= 0 (scikit-learn's ``sample_weight``):
         the curve's counts become sums of weights (rows of weight 0 are left
         out, as scikit-learn does) and the area is the weighted trapezoid sum,
-        added in a fixed order (:func:`weighted_points`).
+        added in a fixed order (:func:`points_from`).
 
     Examples
     --------

@@ -28,10 +28,11 @@ from typing import Literal
 
 import polars as pl
 
-__all__ = ["GROUP", "exact_sums", "weighted_points", "when_exact"]
+from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
+
+__all__ = ["GROUP", "exact_sums", "weighted_curve_points", "when_exact"]
 
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
-GROUP = "__fe_group"
 
 
 def exact_sums(weights: pl.Series) -> bool:
@@ -90,7 +91,7 @@ def when_exact(
     return frame.map_batches(run, schema=schema, streamable=False)
 
 
-def weighted_points(
+def weighted_curve_points(
     rows: pl.LazyFrame, keys: Sequence[str], positive: str, score: str, weight: str, *, exact: bool
 ) -> pl.LazyFrame:
     """``[GROUP, *keys, <score>, tp, fp, _P, _N]``: per group (numbered by ``GROUP`` in the order of

@@ -57,7 +57,7 @@ from frame_eval.classification.counts import (
     weight_total,
     weighted,
 )
-from frame_eval.registry import MeasureSpec, Param, measure, register
+from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
 __all__ = ["multiclass_average_precision", "multiclass_roc_auc", "top_k_accuracy"]
 
@@ -112,7 +112,7 @@ def _one_group_area(
     packed: pl.Series, *, pairs: list[tuple[Any, str]], weighted_rows: bool, request: tuple[str, str, str]
 ) -> pl.Series:
     """The area ``request`` of one group's packed rows, by the frame method's code (grouped_multiclass)."""
-    from frame_eval.classification.evaluate import binary_areas  # (evaluate imports this module)
+    from frame_eval.classification.frame_points import binary_areas  # (the front end imports this module)
     from frame_eval.classification.grouped_multiclass import multiclass_areas
 
     rows = packed.explode().struct.unnest()
@@ -177,9 +177,12 @@ def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.E
     return weighted(ratio(weight_total(w.filter(hit)), weight_total(w)), weight)
 
 
-def _spec(name: str, summary: str, build: Any, *aliases: str, params: tuple[Param, ...]) -> MeasureSpec:
+def _spec(
+    name: str, summary: str, build: Any, *aliases: str, params: tuple[Param, ...], doc: Doc
+) -> MeasureSpec:
     spec = MeasureSpec(
         name=name, kind="classification", summary=summary, build=build, aliases=aliases, params=params,
+        doc=doc,
         format_name=lambda values, cutoff: f"{name}(k={values.get('k', 2)})",
     )
     return parseable(register(spec))
@@ -193,6 +196,14 @@ TOP_K_ACCURACY = _spec(
     "top_k_accuracy", "top-k accuracy: the share of rows whose class is among the k highest scores",
     _build_top_k_accuracy, "top_k", "top-k accuracy", "top_k_accuracy_score",
     params=(Param("k", int, 2, doc="how many of the best-scored classes count", check=_positive_k),),
+    doc=Doc(
+        "C.top_k_accuracy",
+        "share of rows whose class is among the k best-scored classes, ties as scikit-learn's "
+        "`top_k_accuracy_score` (the later class in sorted order first); reads one score column per class "
+        "(`scores(..., score={class: column}, average=...)`)",
+        "no rows",
+        names=("top_k_accuracy(k=2)",),
+    ),
 )
 MULTICLASS_SPECS: Final = (TOP_K_ACCURACY,)
 

@@ -47,7 +47,7 @@ import polars as pl
 from frame_eval._float import pairwise_sum, row_sum
 from frame_eval.classification.calibration import ECE
 from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
-from frame_eval.registry import MeasureSpec, measure, register
+from frame_eval.registry import Doc, MeasureSpec, measure, register
 
 __all__ = ["brier_score", "log_loss"]
 
@@ -147,15 +147,31 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
     return checked(mean_of(gap * gap, w), [actual], positive)
 
 
-def _spec(name: str, summary: str, build: Any, *aliases: str) -> MeasureSpec:
-    spec = MeasureSpec(name=name, kind="classification", summary=summary, build=build, aliases=aliases)
+def _spec(name: str, summary: str, build: Any, *aliases: str, doc: Doc) -> MeasureSpec:
+    spec = MeasureSpec(
+        name=name, kind="classification", summary=summary, build=build, aliases=aliases, doc=doc
+    )
     return parseable(register(spec))
 
 
 LOG_LOSS = _spec("log_loss", "log-loss: mean -log of the probability given to the actual class",
-                 _build_log_loss, "logloss", "cross_entropy", "cross-entropy", "log loss")
+                 _build_log_loss, "logloss", "cross_entropy", "cross-entropy", "log loss",
+                 doc=Doc(
+                     "C.log_loss",
+                     "mean of -log(p), p the probability given to the row's actual class (binary: `prob` or "
+                     "1 - `prob`; multi-class: `prob={class: column}`, or long: `class_column=`), clipped "
+                     "to [eps, 1 - eps] (scikit-learn's `log_loss`); `weight=` for sample weights",
+                     "no rows (weights summing to 0)",
+                 ))
 BRIER = _spec("brier", "Brier score: mean squared gap between the probability and the 0/1 label",
-              _build_brier, "brier_score", "brier_score_loss", "Brier score")
+              _build_brier, "brier_score", "brier_score_loss", "Brier score",
+              doc=Doc(
+                  "C.brier_score",
+                  "mean of (y - p)^2, y 1 for positive rows; multi-class: mean of the sum over classes of "
+                  "(y_k - p_k)^2, halved with two class columns (scikit-learn 1.9's `brier_score_loss`); "
+                  "`weight=`",
+                  "no rows (weights summing to 0)",
+              ))
 PROBABILITY_SPECS: Final = (LOG_LOSS, BRIER, ECE)  # measures that read probabilities in [0, 1]
 
 

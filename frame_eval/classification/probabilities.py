@@ -17,7 +17,7 @@ from typing import Any, Final
 import polars as pl
 
 from frame_eval import _checks
-from frame_eval.classification import evaluate as _front
+from frame_eval.classification import frame_checks as _front
 from frame_eval.classification.calibration import calibration_bins, check_binning
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.probabilistic import (

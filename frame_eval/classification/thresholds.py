@@ -30,7 +30,7 @@ import polars as pl
 
 from frame_eval.classification.counts import ACTUAL, AUTO
 from frame_eval.classification.curves import SCORE, Points, _expr, _points_of, _spec, measure_of
-from frame_eval.registry import Param
+from frame_eval.registry import Doc, Param
 
 __all__ = ["best_threshold"]
 
@@ -280,6 +280,18 @@ def _name(params: Any, cutoff: float | None) -> str:
 BEST_THRESHOLD = _spec(
     "best_threshold", "the score threshold that is best by a criterion", _build_best_threshold,
     params=(_CRITERION, *_OPTIONS), format_name=_name,
+    doc=Doc(
+        "C.best_threshold",
+        "the distinct score that is best by the criterion among those meeting min_specificity=, "
+        "min_recall=, min_precision=, max_fpr=; weighted: weights=w_sens;w_spec, cost: costs=c_fp;c_fn "
+        "and prevalence=; the highest on ties",
+        "no score meets the constraints with the criterion defined",
+        names=("best_threshold(criterion=c)",),
+        accepted="c: " + ", ".join(  # the criteria, the default first
+            f"`{c}`" + (" (default)" if c == _CRITERION.default else "")
+            for c in sorted(CRITERIA, key=lambda c: c != _CRITERION.default)
+        ),
+    ),
 )
 
 

@@ -1,0 +1,284 @@
+"""The frame methods on predicted labels: ``confusion``, ``rates``, ``confusion_matrix`` and
+``classification_report`` (one-vs-rest counts of each group, then the registry's builders).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval import _checks
+from frame_eval.classification.averages import averaged, label_based, value
+from frame_eval.classification.counts import (
+    AUTO,
+    COUNT_NAMES,
+    Average,
+    Counts,
+    binary_counts,
+    check_average,
+    check_zero_division,
+    fill_undefined,
+    weight_total,
+)
+from frame_eval.classification.exact_weights import when_exact
+from frame_eval.classification.frame_checks import (
+    _ACTUAL,
+    _PREDICTED,
+    _WEIGHT,
+    CLASS,
+    MeasureArg,
+    Shape,
+    _check_by,
+    _check_shape,
+    _labels,
+    _not_binary_problems,
+    _per_group,
+    _shaped,
+    resolve_positive,
+)
+from frame_eval.classification.rates import DEFAULT_RATES, RATES, weighted_kappa
+from frame_eval.registry import resolve
+
+# -- counts ----------------------------------------------------------------------------------------
+
+def _weighted(labels: pl.LazyFrame) -> str | None:
+    return _WEIGHT if _WEIGHT in labels.collect_schema() else None
+
+
+def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64;
+    weights that add up exactly in any order are added as they come, others from the smallest up)."""
+    weight = _weighted(labels)
+
+    def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:
+        c = binary_counts(_ACTUAL, _PREDICTED, positive, weight, exact=exact)
+        cells = _per_group(rows, by, [c.tp.alias("tp"), c.fp.alias("fp"), c.fn.alias("fn"), c.tn.alias("tn")])
+        return cells.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
+
+    if weight is None:
+        return counted(labels)
+    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
+
+
+def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """``[*by, class, tp, fp, fn, tn, p, n, pp, pn, total]``: one-vs-rest counts per class and group.
+
+    Weighted (a weight column in ``labels``): each cell is the sum of its weights, the cells are added
+    in label order, so every count has the same bits in any row order.
+    """
+    by = list(by)
+    keys = [*by, CLASS]
+    weight = _weighted(labels)
+    cell_count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(weight))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n"))
+
+    def added(order: str) -> pl.Expr:  # counts exactly; weighted cells one by one in label order
+        return pl.col("_n").sort_by(order).cum_sum().last()
+
+    support = cells.group_by([*by, _ACTUAL]).agg(added(_PREDICTED).alias("p")).rename({_ACTUAL: CLASS})
+    said = cells.group_by([*by, _PREDICTED]).agg(added(_ACTUAL).alias("pp")).rename({_PREDICTED: CLASS})
+    hits = cells.filter(pl.col(_ACTUAL) == pl.col(_PREDICTED)).select(
+        *by, pl.col(_ACTUAL).alias(CLASS), pl.col("_n").alias("tp")
+    )
+    classes = pl.concat([support.select(keys), said.select(keys)]).unique(keys)
+    counts = classes
+    for part in (hits, support, said):
+        counts = counts.join(part, on=keys, how="left", nulls_equal=True)
+    total = pl.col("_n").sort_by([_ACTUAL, _PREDICTED]).cum_sum().last().alias("total")
+    if by:
+        totals = cells.group_by(by).agg(total)
+        counts = counts.join(totals, on=by, how="left", nulls_equal=True)
+    else:
+        counts = counts.join(cells.select(total), how="cross")
+    counts = counts.with_columns(pl.col("tp", "p", "pp").fill_null(0))
+    c = Counts(pl.col("tp"), pl.col("pp") - pl.col("tp"), pl.col("p") - pl.col("tp"),
+               pl.col("total") - pl.col("p") - pl.col("pp") + pl.col("tp"))
+    return counts.select(*keys, *[getattr(c, name).alias(name) for name in COUNT_NAMES]).sort(keys)
+
+
+def confusion(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """Counts per group: binary ``[*by, tp, ...]`` or one-vs-rest ``[*by, class, tp, ...]``.
+
+    With ``weight``, sums of sample weights (Float64) instead of row counts.
+    """
+    _check_by(by, [CLASS, *COUNT_NAMES, "_n"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
+    label, binary_only = resolve_positive(dtype, positive, actual)
+    if binary_only:
+        problems += _not_binary_problems(
+            frame, [actual, predicted],
+            "pass positive=None for one row per class, or positive=<label> for one class against the rest",
+        )
+    result = class_count_frame(labels, by) if label is None else binary_count_frame(labels, by, label)
+    return _checks.attach(result, problems)
+
+
+# -- rates -----------------------------------------------------------------------------------------
+
+def rates(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    average: Average | None = None,
+    zero_division: float | None = None,
+    shape: Shape = "long",
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """``[*by, (class,) metric, value]``: every rate of each group (and class), tidy long.
+
+    ``shape="wide"`` gives ``[*by, (class,) <one Float64 column per metric>]`` instead.
+    """
+    average = check_average(average)  # type: ignore[assignment]
+    zero_division = check_zero_division(zero_division)
+    _check_shape(shape)
+    ms = resolve(DEFAULT_RATES if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec.name not in RATES:
+            raise ValueError(
+                f"{m.name} is computed from scores, not predicted labels: use .ireval.scores(actual=, "
+                f"score=, metrics=[{m.name!r}]), or its expression from frame_eval.classification "
+                f"in group_by().agg()"
+            )
+    if average is not None and positive is not AUTO and positive is not None:
+        raise ValueError("pass either positive= (binary) or average= (multi-class averages), not both")
+    _check_by(by, [CLASS, "metric", "value", *COUNT_NAMES, "_n"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    if average is not None:
+        keys = list(by)
+        counts = Counts.columns()
+        from_labels = {k for k, m in zip(names, ms, strict=True) if label_based(m, average)}
+        wide = _per_group(
+            class_count_frame(labels, by), by,
+            [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
+             for k, m in zip(names, ms, strict=True) if k not in from_labels],
+        )
+        if from_labels:  # weighted kappa reads the labels themselves
+            kappas = _per_group(labels, by, [
+                fill_undefined(weighted_kappa(_ACTUAL, _PREDICTED, m.kwargs["weights"], _weighted(labels)),
+                               zero_division).cast(pl.Float64).alias(k)
+                for k, m in zip(names, ms, strict=True) if k in from_labels
+            ])
+            wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
+                    else pl.concat([wide, kappas], how="horizontal"))
+            wide = wide.select(*keys, *names)
+    else:
+        label, binary_only = resolve_positive(dtype, positive, actual)
+        if binary_only:
+            problems += _not_binary_problems(
+                frame, [actual, predicted],
+                "pass positive=None for one row per class, positive=<label> for one class against the rest, "
+                "or average='macro' ('micro', 'weighted')",
+            )
+        keys = [*by, CLASS] if label is None else list(by)
+        if label is None:
+            counts_frame = class_count_frame(labels, by)
+        else:
+            counts_frame = binary_count_frame(labels, by, label)
+        wide = counts_frame.select(
+            *keys,
+            *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
+              for k, m in zip(names, ms, strict=True)],
+        )
+    return _checks.attach(_shaped(wide, keys, names, shape), problems)
+
+
+# -- confusion matrix ------------------------------------------------------------------------------
+
+def confusion_matrix(
+    frame: pl.LazyFrame, actual: str, predicted: str, by: Sequence[str] = (), *, weight: str | None = None
+) -> pl.LazyFrame:
+    """``[*by, actual, predicted, count]``: every cell of each group's K x K matrix, zeros included.
+
+    With ``weight``, each cell is the sum of its rows' sample weights (Float64).
+    """
+    _check_by(by, ["actual", "predicted", "count", CLASS])
+    labels, _, problems = _labels(frame, actual, predicted, by, weight)
+    by = list(by)
+    count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(_WEIGHT))
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
+    classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
+    classes = classes.unique()
+    rows, columns = classes.rename({CLASS: "actual"}), classes.rename({CLASS: "predicted"})
+    grid = rows.join(columns, on=by, nulls_equal=True) if by else rows.join(columns, how="cross")
+    keys = [*by, "actual", "predicted"]
+    matrix = grid.join(cells, on=keys, how="left", nulls_equal=True)
+    matrix = matrix.with_columns(pl.col("count").fill_null(0)).select(*keys, "count").sort(keys)
+    return _checks.attach(matrix, problems)
+
+
+# -- classification report -------------------------------------------------------------------------
+
+REPORT_COLUMNS: Final = ("precision", "recall", "f1-score", "support")
+REPORT_ROWS: Final = ("accuracy", "macro avg", "weighted avg")
+
+
+def classification_report(
+    frame: pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    by: Sequence[str] = (),
+    *,
+    zero_division: float | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """scikit-learn's ``classification_report(output_dict=True)`` as a frame, per group.
+
+    ``[*by, class, precision, recall, f1-score, support]``: one row per class
+    of the group (labels as text, in label order), then ``accuracy`` (its
+    value in ``f1-score``, precision and recall null, support the total, as
+    the printed report shows it), ``macro avg`` and ``weighted avg`` (support
+    the total). ``support`` is Int64, or Float64 with ``weight``.
+    """
+    zero_division = check_zero_division(zero_division)
+    by = list(by)
+    _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row", "_label"])
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
+    counts_frame = class_count_frame(labels, by)
+    c = Counts.columns()
+    # class labels as scikit-learn's report names them, str(label)
+    as_text = (pl.when(pl.col(CLASS)).then(pl.lit("True")).otherwise(pl.lit("False")) if dtype == pl.Boolean
+               else pl.col(CLASS).cast(pl.String)).alias(CLASS)
+    ms = {name: m for name, m in zip(("precision", "recall", "f1-score"),
+                                     resolve(["precision", "recall", "F1"], "classification"), strict=True)}
+    per_class = counts_frame.select(
+        *by, as_text,
+        *[fill_undefined(value(m, c), zero_division).cast(pl.Float64).alias(name) for name, m in ms.items()],
+        pl.col("p").alias("support"), pl.lit(0, pl.Int32).alias("_row"), pl.col(CLASS).alias("_label"),
+    )
+    (accuracy,) = resolve(["accuracy"], "classification")
+    total = pl.col("total").first().alias("support")
+    parts = [per_class]
+    nothing, order = pl.lit(None, pl.Float64), pl.col(CLASS)
+    summary = [
+        (REPORT_ROWS[0], [nothing.alias("precision"), nothing.alias("recall"),
+                          averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score")]),
+        *[(row, [averaged(m, c, average, zero_division, order=order).cast(pl.Float64).alias(name)
+                 for name, m in ms.items()])
+          for row, average in ((REPORT_ROWS[1], "macro"), (REPORT_ROWS[2], "weighted"))],
+    ]
+    for i, (row, exprs) in enumerate(summary, start=1):
+        part = _per_group(counts_frame, by, [*exprs, total])
+        parts.append(part.select(
+            *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),
+            pl.lit(None).cast(dtype).alias("_label"),
+        ))
+    report = pl.concat(parts, how="vertical")
+    # classes in label order, then the three summary rows (a sort on every key: the same under any engine)
+    report = report.sort([*by, "_row", "_label"], nulls_last=True).drop("_row", "_label")
+    return _checks.attach(report, problems)

@@ -1,0 +1,194 @@
+"""The frame methods on scores: ``curve`` (ROC / PR points), ``det_curve`` and ``scores``
+(ROC AUC, average precision, PR AUC, EER and the other score measures of each group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval import _checks
+from frame_eval._normal import normal_deviate
+from frame_eval.classification.counts import AUTO, ratio
+from frame_eval.classification.frame_checks import (
+    _POSITIVE,
+    _SCORE,
+    _WEIGHT,
+    CURVE_COLUMNS,
+    SCORE_DEFAULTS,
+    MeasureArg,
+    ScoreArg,
+    Shape,
+    _check_shape,
+    _scored,
+    _shaped,
+)
+from frame_eval.classification.frame_multiclass import multiclass_scores
+from frame_eval.classification.frame_points import curve_points, weighted_score_measures
+from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
+from frame_eval.classification.multiclass import TOP_K_ACCURACY
+from frame_eval.classification.probabilistic import PROBABILITY_SPECS
+from frame_eval.classification.rates import RATES
+from frame_eval.registry import resolve
+
+# -- threshold curves ------------------------------------------------------------------------------
+
+def curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """Threshold curves: ``[*by, (class,) threshold, tp, fp, fn, tn, tpr, fpr, precision, recall]``.
+
+    ``score`` is one score column (binary, positive as in :func:`confusion`)
+    or a mapping ``{class label: score column}`` for one-vs-rest curves, one
+    per class, with a ``class`` column.
+    """
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
+    )
+    return _checks.attach(curve_points(scored, keys), problems)
+
+
+DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr", "fpr_probit", "fnr_probit")
+
+
+def det_curve(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """Detection error tradeoff: ``[*by, (class,) threshold, fp, fn, fpr, fnr, fpr_probit, fnr_probit]``,
+    threshold ascending.
+
+    scikit-learn's (1.9) ``det_curve`` points: the curve's points, after a first
+    one at threshold ``+inf`` that predicts nothing positive, from the last
+    one without a false positive to the first that finds every positive (so
+    the ``+inf`` point is there only when the highest score has negatives).
+    ``fpr`` is the false acceptance rate (FAR), ``fnr`` the false rejection rate (FRR). ``fpr_probit`` and
+    ``fnr_probit`` are their standard normal deviates, the DET plot's axes
+    (:func:`frame_eval._normal.normal_deviate`; a rate of 0 gives ``-inf``).
+    A group with only one class has no rows (scikit-learn raises there).
+    """
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
+        weight=weight,
+    )
+    points = curve_points(scored, keys).select(*keys, "threshold", "tp", "fp", "fn", "tn")
+    counts = points.collect_schema()["tp"]
+    first = [pl.col("tp").first() + pl.col("fn").first(), pl.col("fp").first() + pl.col("tn").first()]
+    totals = points.group_by(keys).agg(first) if keys else points.select(first)
+    origin = totals.select(  # scikit-learn's point at +inf: nothing predicted positive
+        *keys, pl.lit(float("inf")).alias("threshold"), pl.lit(0).cast(counts).alias("tp"),
+        pl.lit(0).cast(counts).alias("fp"), pl.col("tp").cast(counts).alias("fn"),
+        pl.col("fp").cast(counts).alias("tn"),
+    )
+    points = pl.concat([origin, points]).sort([*keys, "threshold"], descending=[*(False for _ in keys), True])
+
+    def per_group(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    tp, fp, fn, tn = pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn")
+    positives, lowest_fp = tp + fn, per_group(fp.min())
+    next_fp, previous_tp = per_group(fp.shift(-1)), per_group(tp.shift(1))
+    # from the last point at the lowest false positive count; to the first that finds every positive
+    from_start = (fp > lowest_fp) | next_fp.is_null() | (next_fp > lowest_fp)
+    to_end = (tp < positives) | previous_tp.is_null() | (previous_tp < positives)
+    both_classes = (positives > 0) & (fp + tn > 0)
+    det = points.filter(from_start & to_end & both_classes).select(
+        *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
+    ).with_columns(
+        normal_deviate(pl.col("fpr")).alias("fpr_probit"), normal_deviate(pl.col("fnr")).alias("fnr_probit")
+    )
+    return _checks.attach(det.sort([*keys, "threshold"]), problems)
+
+
+def scores(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    shape: Shape = "long",
+    weight: str | None = None,
+    average: str | None = None,
+    multi_class: str = "ovr",
+) -> pl.LazyFrame:
+    """``[*by, (class,) metric, value]``: score-based measures of each group, tidy long (or wide).
+
+    With ``average`` (and ``score`` a mapping ``{class: column}``), one value per group of the
+    multi-class measures: see :func:`multiclass_scores`.
+
+    ROC AUC, average precision, PR AUC and EER come from one sort of each
+    group's scores (:mod:`frame_eval.classification.grouped_scores`); other score measures, such as
+    ``best_threshold``, from their expressions.
+    """
+    _check_shape(shape)
+    if average is not None:
+        if positive is not AUTO:
+            raise ValueError("with average=, every class of score={class: column} is positive in turn; "
+                             "leave out positive=")
+        return multiclass_scores(
+            frame, actual, score, by, metrics=metrics, average=average, multi_class=multi_class,
+            weight=weight, shape=shape,
+        )
+    ms = resolve(SCORE_DEFAULTS if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec is TOP_K_ACCURACY:
+            raise ValueError(
+                f"{m.name} is one value per group from every class's score column: pass "
+                f"score={{class: column, ...}} and average='macro' (any average gives the same value)"
+            )
+        if m.spec.name in RATES:
+            raise ValueError(
+                f"{m.name} is computed from predicted labels, not scores: use .ireval.rates(actual=, "
+                f"predicted=, metrics=[{m.name!r}])"
+            )
+    if score_range is None and any(m.spec in PROBABILITY_SPECS for m in ms):
+        score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range,
+        ["metric", "value", "_n", "_P", *CURVE_COLUMNS, *SCORE_MEASURES, *(m.name for m in ms)],
+        weight=weight,
+    )
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    fused = {k: m for k, m in zip(names, ms, strict=True) if m.spec.name in SCORE_MEASURES and not m.kwargs}
+    others = {k: m for k, m in zip(names, ms, strict=True) if k not in fused}
+    columns = {
+        "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
+    }
+    exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
+    extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
+    if fused:
+        measured = [m.spec.name for m in fused.values()]
+        wide = (
+            score_measures(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), measured) if weight is None
+            else weighted_score_measures(scored, keys, measured)
+        ).rename({m.spec.name: k for k, m in fused.items()})
+        if extra is not None:
+            wide = (
+                wide.join(extra, on=keys, how="left", nulls_equal=True) if keys
+                else pl.concat([wide, extra], how="horizontal")
+            )
+    else:
+        assert extra is not None
+        wide = extra
+    if keys:
+        wide = wide.sort(keys)
+    return _checks.attach(_shaped(wide, keys, names, shape), problems)

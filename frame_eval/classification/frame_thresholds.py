@@ -1,0 +1,187 @@
+"""The frame methods at thresholds: ``threshold_rates`` (counts and rates at given thresholds) and
+``best_threshold`` (the best threshold of each group by a criterion, with its counts and rates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from frame_eval import _checks
+from frame_eval.classification.averages import value
+from frame_eval.classification.counts import (
+    AUTO,
+    COUNT_NAMES,
+    Counts,
+    check_zero_division,
+    fill_undefined,
+    ratio,
+    tally,
+    weight_total,
+)
+from frame_eval.classification.curves import Points
+from frame_eval.classification.frame_checks import (
+    _POSITIVE,
+    _SCORE,
+    _WEIGHT,
+    MeasureArg,
+    ScoreArg,
+    Shape,
+    _check_shape,
+    _scored,
+    _shaped,
+)
+from frame_eval.classification.frame_points import curve_points
+from frame_eval.classification.grouped_scores import _G as GROUP_ID
+from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
+from frame_eval.classification.grouped_scores import group_points
+from frame_eval.classification.rates import DEFAULT_RATES, RATES
+from frame_eval.classification.thresholds import BEST_THRESHOLD, best_of
+from frame_eval.registry import measure, resolve
+
+# -- counts and rates at given thresholds ----------------------------------------------------------
+
+def check_thresholds(thresholds: Any) -> list[float]:
+    """A list of thresholds, increasing: given as numbers, or as a count of evenly spaced ones in [0, 1]."""
+    if isinstance(thresholds, int) and not isinstance(thresholds, bool):
+        if thresholds < 2:
+            raise ValueError(f"thresholds={thresholds} evenly spaced in [0, 1] needs at least 2")
+        return [i / (thresholds - 1) for i in range(thresholds)]
+    try:
+        values = [float(t) for t in thresholds]
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"thresholds must be a list of numbers or a count of evenly spaced ones, got {thresholds!r}"
+        ) from None
+    if not values:
+        raise ValueError("thresholds=[] names no threshold; pass at least one, e.g. [0.5]")
+    bad = next((i for i, t in enumerate(values) if t != t), None)
+    if bad is not None:
+        raise ValueError(f"thresholds[{bad}] is NaN; pass numbers")
+    step = next((i for i in range(1, len(values)) if not values[i - 1] < values[i]), None)
+    if step is not None:
+        raise ValueError(
+            f"thresholds must increase, without repeats: thresholds[{step - 1}] = {values[step - 1]} and "
+            f"thresholds[{step}] = {values[step]} (0-based); sort them, e.g. sorted(set(thresholds))"
+        )
+    return values
+
+
+def threshold_rates(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: str,
+    by: Sequence[str] = (),
+    *,
+    thresholds: Any,
+    inclusive: bool = True,
+    metrics: MeasureArg | None = None,
+    positive: Any = AUTO,
+    zero_division: float | None = None,
+    score_range: tuple[float, float] | None = None,
+    shape: Shape = "long",
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """``[*by, threshold, metric, value]``: counts and rates with ``score >= t`` (``> t`` when not
+    ``inclusive``) predicted positive, at each threshold ``t``.
+
+    One pass over the rows counts every threshold (two sums per threshold), so
+    this suits tens or hundreds of thresholds; the curves (:func:`curve`) give
+    every distinct score.
+    """
+    values = check_thresholds(thresholds)
+    if not isinstance(inclusive, bool):
+        raise TypeError(f"inclusive must be True (score >= t) or False (score > t), got {inclusive!r}")
+    zero_division = check_zero_division(zero_division)
+    _check_shape(shape)
+    if not isinstance(score, str):
+        raise TypeError(f"with thresholds=, score must be one column name, got {score!r}")
+    ms = resolve(DEFAULT_RATES if metrics is None else metrics, "classification")
+    for m in ms:
+        if m.spec.name not in RATES:
+            raise ValueError(f"{m.name} is not a count or rate at a threshold: use .ireval.scores()")
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range, ["threshold", "metric", "value", *COUNT_NAMES],
+        weight=weight,
+    )
+    pos, s, w = pl.col(_POSITIVE), pl.col(_SCORE), None if weight is None else _WEIGHT
+    rows = pl.len().cast(pl.Int64) if w is None else weight_total(pl.col(w))
+    counts = [rows.alias("_n"), tally(pos, w).alias("_P")]
+    for i, t in enumerate(values):
+        said = s >= t if inclusive else s > t
+        counts += [tally(pos & said, w).alias(f"_tp{i}"), tally(~pos & said, w).alias(f"_fp{i}")]
+    per_group = (scored.group_by(keys).agg(counts) if keys else scored.select(counts)).cache()
+    parts = []
+    for i, t in enumerate(values):
+        tp, fp = pl.col(f"_tp{i}"), pl.col(f"_fp{i}")
+        fn, tn = pl.col("_P") - tp, pl.col("_n") - pl.col("_P") - fp
+        parts.append(per_group.select(*keys, pl.lit(t, pl.Float64).alias("threshold"),
+                                      tp.alias("tp"), fp.alias("fp"), fn.alias("fn"), tn.alias("tn")))
+    grid = pl.concat(parts).sort([*keys, "threshold"]) if keys else pl.concat(parts)
+    names = {f"_m{i}": m.name for i, m in enumerate(ms)}
+    wide = grid.select(
+        *keys, "threshold",
+        *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
+          for k, m in zip(names, ms, strict=True)],
+    )
+    return _checks.attach(_shaped(wide, [*keys, "threshold"], names, shape), problems)
+
+
+# -- the best threshold with its counts ------------------------------------------------------------
+
+BEST_COLUMNS: Final = (
+    "threshold", "tp", "fp", "fn", "tn", "recall", "specificity", "FPR", "FNR", "precision", "accuracy"
+)
+
+
+def best_threshold(
+    frame: pl.LazyFrame,
+    actual: str,
+    score: ScoreArg,
+    by: Sequence[str] = (),
+    *,
+    criterion: str = "youden",
+    positive: Any = AUTO,
+    score_range: tuple[float, float] | None = None,
+    weight: str | None = None,
+    **options: Any,
+) -> pl.LazyFrame:
+    """``[*by, (class,) threshold, tp, fp, fn, tn, recall, specificity, FPR, FNR, precision, accuracy]``:
+    the best threshold of each group (:func:`frame_eval.classification.thresholds.best_threshold`)
+    and the counts and rates there; null when no threshold qualifies."""
+    given = {k: v for k, v in options.items() if v is not None}
+    m = measure(BEST_THRESHOLD, kind="classification", criterion=criterion, **given)  # checks every value
+    scored, keys, problems = _scored(
+        frame, actual, score, by, positive, score_range,
+        [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
+    )
+    kwargs = m.kwargs
+    # the curve's points of every group (one sort each), then the best of each group's points
+    tp, fp = pl.col("tp"), pl.col("fp")
+    if weight is None:
+        totals, pts = group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
+        positives = pl.col("_P").first().cast(pl.Int64)
+        negatives = pl.col("_n").first().cast(pl.Int64) - positives
+        curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
+        point = best_of(curve_of, True, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = pts.group_by(GROUP_ID).agg(point)
+        best = totals.select(GROUP_ID, *keys).join(chosen, on=GROUP_ID, how="left").unnest("_best")
+    else:
+        pts = curve_points(scored, keys)
+        positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
+        curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
+        point = best_of(curve_of, False, kwargs.pop("criterion"), kwargs).alias("_best")
+        chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
+        groups = scored.select(keys).unique() if keys else None
+        best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
+    tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
+    fn, tn = positives - tp, negatives - fp
+    result = best.select(
+        *keys, "threshold", tp, fp, fn.alias("fn"), tn.alias("tn"),
+        ratio(tp, positives).alias("recall"), ratio(tn, negatives).alias("specificity"),
+        ratio(fp, negatives).alias("FPR"), ratio(fn, positives).alias("FNR"),
+        ratio(tp, tp + fp).alias("precision"), ratio(tp + tn, positives + negatives).alias("accuracy"),
+    )
+    return _checks.attach(result.sort(keys) if keys else result, problems)
