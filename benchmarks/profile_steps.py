@@ -18,6 +18,8 @@ import polars as pl
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval import classification as C
 from frame_eval.judged import RunColumns, _score_ranks, evaluation_frame, rank_expr
+from frame_eval.ranking import batched
+from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import resolve
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
@@ -52,8 +54,11 @@ def main(data: Path) -> None:
     # as evaluate() builds it: judged rows no measure reads (here judgements below 1) left out
     lowest = min(m.lowest_read for m in measures)
     compact = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)[0].collect()
-    exprs = [m.expr(rank="rank", relevance="relevance") for m in measures]
-    best("ranking: per-query aggregation", lambda: compact.group_by("query_id").agg(exprs))
+    # as evaluate() aggregates: rows in rank order, measures through ranking.batched (build_parts)
+    compact = compact.sort("query_id", "rank", nulls_last=True)
+    roles = {"rank": "rank", "relevance": "relevance", ORDERED: "1"}
+    aggs, columns = batched.aggregations(measures, roles, "m")
+    best("ranking: per-query aggregation", lambda: compact.group_by("query_id").agg(aggs).select(columns))
     if (data / "predictions.parquet").exists():
         preds = pl.read_parquet(data / "predictions.parquet")
         best("classification: .ireval.scores (AUC, AP)", lambda: preds.ireval.scores(

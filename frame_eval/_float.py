@@ -36,6 +36,7 @@ of eight, one pairwise step per level of the tree.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Mapping, Sequence
@@ -206,6 +207,7 @@ def _halves(values: pl.Series) -> pl.Series:
     return values.slice(0, half) + values.slice(half, half)
 
 
+@functools.lru_cache(maxsize=4096)
 def _reversed_bits(value: int, bits: int) -> int:
     return int(format(value, f"0{bits}b")[::-1], 2) if bits else 0
 
@@ -284,16 +286,15 @@ def _same_depth_sums(
     cells = 8 * len(starts)  # (lane in bit-reversed order, block, run)
     lane_first = pl.concat([first + lane for lane in _LANES])
     full = pl.concat([pl.Series(rows, dtype=pl.Int64)] * 8)
-    at = pl.int_range(0, 16 * cells, dtype=pl.Int64)
-    row, cell = at // cells, at % cells
-    inside = row < pl.lit(full).gather(cell)
-    index = pl.select(  # (row, lane, block, run) -> the value's index, or the pad
-        pl.when(inside).then(pl.lit(lane_first).gather(cell) + 8 * row).otherwise(pad)
-    ).to_series()
-    terms = padded.gather(index)
-    lanes = terms.slice(0, cells)
-    for r in range(1, _BLOCK // 8):  # the eight running sums of every block, row after row
-        lanes = lanes + terms.slice(r * cells, cells)
+    pads = pl.Series([pad] * cells, dtype=pl.Int64)
+    lanes = None
+    for r in range(_BLOCK // 8):  # the eight running sums of every block, row after row
+        inside = full > r
+        if lanes is not None and not inside.any():
+            break  # (adding the pad's -0.0 changes nothing)
+        term = padded.gather((lane_first + 8 * r).zip_with(inside, pads))  # the value, or the pad
+        lanes = term if lanes is None else lanes + term
+    assert lanes is not None
     block = _halves(_halves(_halves(lanes)))  # ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     # the last block of a run (last in bit-reversed order too) adds the values past its rows of eight
     tail_first = pl.Series(

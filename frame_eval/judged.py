@@ -194,6 +194,26 @@ def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
     return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
 
 
+def _sorted_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> pl.LazyFrame:
+    """``[*keys, doc_id, score, rank]`` sorted by the keys and rank, with :func:`rank_expr`'s ranks
+    (for distinct (keys, doc_id) pairs): one sort by the keys, score descending and doc_id
+    descending as text, each row's rank its position after the first row of its query. For
+    a few rows this costs less than a window per query."""
+    keys = cols.query_keys
+    tie = pl.col(cols.doc_id)
+    if doc_dtype != pl.String:
+        tie = tie.cast(pl.String)
+    # rows with equal sort keys repeat a (keys, doc_id) pair: an error, or left out by
+    # duplicates="max" before ranking, so the sort needs no stable order
+    order = run.select(*keys, cols.doc_id, cols.score).sort(
+        [*keys, cols.score, tie], descending=[*(False for _ in keys), True, True]
+    )
+    row = pl.int_range(pl.len(), dtype=pl.UInt32)
+    changed = [pl.col(k).ne_missing(pl.col(k).shift()) for k in keys]
+    starts = changed[0] if len(changed) == 1 else pl.any_horizontal(changed)
+    return order.with_columns((row - pl.when(starts).then(row).forward_fill() + 1).alias(cols.rank))
+
+
 _GROUP = "__frame_eval_group"
 _NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
@@ -239,7 +259,8 @@ def _score_ranks(
     copies of a document.
 
     Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
-    columns as read once (the data checks count on them), the run as ``[*keys, doc_id, rank]``
+    columns as read once (the data checks count on them; a sliced run's own, in memory, so that
+    the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
     ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
     distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
     positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
@@ -247,38 +268,45 @@ def _score_ranks(
     takes precedence over ``rank``.
 
     ``small`` (an eager input of a few rows, where the cost is per step, not per row): every
-    row is ranked by the pair at once and ``exact`` is ``None``.
+    row is ranked by the pair at once, in one sort (:func:`_sorted_ranks`), and ``exact`` is
+    ``None``.
     """
     keys = cols.query_keys
     n = pl.len().cast(pl.UInt64)
     repeated = (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS)
     total = pl.col(_REPEATS).sum().cast(pl.UInt64).alias("count")
     if small:
-        ranked = run.select(*keys, cols.doc_id, cols.score, rank_expr(cols, doc_dtype)).cache()
+        ranked = _sorted_ranks(run, cols, doc_dtype).cache()
         groups = ranked.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_NUM_RET), repeated).cache()
         repeats = groups.select(total)
         by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
         return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, None
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
 
+    sliced = len(slices) > 1
+
     def rank_by_score(rows: pl.LazyFrame) -> pl.LazyFrame:
-        return rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+        ranks = rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
             score_rank.cast(pl.UInt32).alias(cols.rank)
         )
+        # an in-memory run (sliced) is counted where it is: the cached ranks need no score or hash
+        return ranks.select(*keys, cols.doc_id, cols.rank) if sliced else ranks
 
-    if len(slices) > 1:
+    if sliced:
         pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
         ranked = pl.concat(pieces, parallel=False)
     else:
         ranked = rank_by_score(run)
     ranked = ranked.cache()  # read three times below: rank once
-    sliced = len(slices) > 1
     groups = ranked.group_by(keys).agg(
         pl.len().cast(pl.UInt32).alias(_NUM_RET),
-        pl.col(_GROUP).first(),
+        *([] if sliced else [pl.col(_GROUP).first()]),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
         *([] if sliced else [repeated]),
-    ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
+    )
+    if sliced:  # the hash of 100,000 query keys costs less than carrying it on 10M ranked rows
+        groups = groups.with_columns(_group_hash(keys).alias(_GROUP))
+    groups = groups.cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
     if sliced:
         # from the run itself (in memory: read again for free), so that no step waits for the
@@ -297,7 +325,8 @@ def _score_ranks(
         repeats = groups.select(total)
     exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
     by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
-    return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
+    scored = run.select(*keys, cols.doc_id, cols.score) if sliced else ranked
+    return scored, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
 
 
 @dataclass(frozen=True)
@@ -458,8 +487,9 @@ def _plan(
             counts.select(cols.by).unique().join(judged_queries, how="cross") if cols.by else judged_queries
         )
         groups = every.join(counts, on=keys, how="left").with_columns(pl.col(_NUM_RET).fill_null(0))
-    else:
-        groups = counts.join(judged_queries, on=cols.query_id, how="semi")
+    else:  # a small call's semi-join reads the qrels' ids as they are (a step less than unique ones)
+        groups = counts.join(qrels.select(cols.query_id) if small else judged_queries, on=cols.query_id,
+                             how="semi")
     if small:
         groups = groups.cache()
     # without by= and complete, the groups are the run's judged queries, one row each: counted as
@@ -467,7 +497,9 @@ def _plan(
     judged_groups = groups if small and not complete and not cols.by else None
     problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
-    judgements = qrels if slices and not cols.by else None
+    # without by=, the judgements join the ranked rows as they are (then kept for the evaluated
+    # queries): for a sliced run, no step waits for the groups; for a small one, a join less
+    judgements = qrels if (slices or small) and not cols.by else None
     return _Plan(run, ranked, exact, depth, groups, group_qrels, problems, doc_dtype, judgements)
 
 
@@ -590,7 +622,8 @@ def evaluation_frame(
     group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
-    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right")
+    # the hash table on the judgements: the run's ranked rows (many more) stream past it
+    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right", build_side="force_right")
     if plan.judgements is not None and not complete:  # the judgements of queries the run has
         judged = judged.join(plan.groups.select(keys), on=keys, how="semi")
     # the few queries with tied scores (or a shared key hash) take their exact ranks

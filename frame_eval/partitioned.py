@@ -80,6 +80,12 @@ class Partitioning:
         sizes = tuple(f.estimated_size() if isinstance(f, pl.DataFrame) else None for f in (run, qrels))
         return cls(partitions, memory_limit, progress, sizes)  # type: ignore[arg-type]
 
+    def one_plan(self) -> bool:
+        """Whether these options and in-memory sizes leave the work in one plan, unreported."""
+        if self.progress or self.partitions not in (None, 1) or None in self.sizes:
+            return False
+        return count_partitions(pl.LazyFrame(), pl.LazyFrame(), self) == 1
+
     def __post_init__(self) -> None:
         p = self.partitions
         if p is not None and (isinstance(p, bool) or not isinstance(p, int) or p < 1):

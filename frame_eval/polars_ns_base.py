@@ -19,7 +19,7 @@ FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 Method = TypeVar("Method", bound=Callable[..., Any])
 
 
-def _collects(method: Method) -> Method:
+def _collects(method: Method, unoptimized: str = "UNOPTIMIZED_ROWS") -> Method:
     """For an eager frame, build the result with its data checks set aside (``_checks.deferred``)
     so that ``_finish`` computes both in one ``collect_all``: a smaller plan than the lazy
     result's check branch, which matters for the many small calls of a training loop."""
@@ -28,10 +28,15 @@ def _collects(method: Method) -> Method:
     def wrapper(self: NamespaceBase[Any], *args: Any, **kwargs: Any) -> Any:
         if isinstance(self._frame, pl.LazyFrame):
             return method(self, *args, **kwargs)
-        with _checks.deferred(rows=self._frame.height):
+        with _checks.deferred(rows=self._frame.height, unoptimized_rows=getattr(_checks, unoptimized)):
             return method(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _evaluates(method: Method) -> Method:
+    """:func:`_collects` for ``evaluate`` and ``summarize`` (``_checks.EVALUATION_UNOPTIMIZED_ROWS``)."""
+    return _collects(method, "EVALUATION_UNOPTIMIZED_ROWS")
 
 
 def is_frame(value: Any) -> bool:

@@ -4,13 +4,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import polars as pl
+
+from frame_eval import _reuse
 from frame_eval import evaluate as _core
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 from frame_eval.partitioned import Partitioning
-from frame_eval.polars_ns_base import FrameT, NamespaceBase, _collects, to_lazy
+from frame_eval.polars_ns_base import FrameT, NamespaceBase, _collects, _evaluates, to_lazy
 
 
 class RankingMethods(NamespaceBase[FrameT]):
@@ -91,7 +95,7 @@ class RankingMethods(NamespaceBase[FrameT]):
         )
         return self._finish(result)
 
-    @_collects
+    @_evaluates
     def evaluate(
         self,
         qrels: Any,
@@ -169,15 +173,24 @@ class RankingMethods(NamespaceBase[FrameT]):
         [('q1', 'P@2', 0.5), ('q1', 'RR', 1.0)]
         """
         cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
+        options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+                   "shape": shape, "labels": labels, "names": names, "judged_only": judged_only, "rel": rel,
+                   "collection_size": collection_size, "ties": ties}
+        scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
+        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
+            shape_key = _reuse.key_of(("evaluate", measures, dataclasses.astuple(cols), *options.items()))
+            found = _reuse.collect(
+                self._frame, qrels, shape_key,
+                lambda run, judged: _core.evaluate(run, judged, measures, cols, **options), stacklevel=5,
+            )
+            if found is not None:
+                return found  # type: ignore[return-value]
         result = _core.evaluate(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            ties=ties, scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
+            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
         )
         return self._finish(result)
 
-    @_collects
+    @_evaluates
     def summarize(
         self,
         qrels: Any,
@@ -237,12 +250,21 @@ class RankingMethods(NamespaceBase[FrameT]):
         [('a', 'AP', 0.5, 2), ('b', 'AP', 0.5, 2)]
         """
         cols = RunColumns(query_id, doc_id, score, relevance, _core.RANK, as_by(by))
+        options = {"complete": complete, "depth": depth, "duplicates": duplicates, "strict": strict,
+                   "shape": shape, "labels": labels, "names": names, "judged_only": judged_only, "rel": rel,
+                   "collection_size": collection_size, "aggregate": aggregate, "ties": ties, "ci": ci,
+                   "ci_method": ci_method, "n_resamples": n_resamples, "seed": seed}
+        scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
+        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
+            shape_key = _reuse.key_of(("summarize", measures, dataclasses.astuple(cols), *options.items()))
+            found = _reuse.collect(
+                self._frame, qrels, shape_key,
+                lambda run, judged: _core.summarize(run, judged, measures, cols, **options), stacklevel=5,
+            )
+            if found is not None:
+                return found  # type: ignore[return-value]
         result = _core.summarize(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols,
-            complete=complete, depth=depth, duplicates=duplicates, strict=strict, shape=shape,
-            labels=labels, names=names, judged_only=judged_only, rel=rel, collection_size=collection_size,
-            aggregate=aggregate, ties=ties, ci=ci, ci_method=ci_method, n_resamples=n_resamples, seed=seed,
-            scale=Partitioning.of(self._frame, qrels, partitions, memory_limit, progress),
+            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
         )
         return self._finish(result)
 

@@ -118,6 +118,10 @@ class MeasureSpec:
     with the bits of ``build`` at each cutoff (``None``: not for these parameters; see
     ``frame_eval.ranking.batched``). With ``batch_param``, it takes the values of that
     parameter in place of cutoffs (``Rprec_mult``'s multiples), the other parameters alike.
+    ``build_parts(columns, cutoff, **params)``, optional, gives the measure as several per-group
+    aggregations and an expression that combines their columns into the value, with ``build``'s
+    bits (``None``: not for these parameters); ``evaluate`` uses it where per-group steps (sorts,
+    running sums) cost more than a few plain sums (nDCG@k: the DCG from one sum per rank).
     ``from_others(params)``, optional, gives the measures the value can be read from and how
     (``11pt_avg`` from ``IPrec`` at its levels): when all of them are computed in the same
     evaluation, the measure is not computed again (the same bits).
@@ -141,6 +145,7 @@ class MeasureSpec:
     # for micro averages: (columns, cutoff, **params) -> (numerator, denominator) of one group
     micro: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
     build_cutoffs: Callable[..., pl.Expr | None] | None = None
+    build_parts: Callable[..., tuple[list[pl.Expr], Callable[[list[pl.Expr]], pl.Expr]] | None] | None = None
     batch_param: str | None = None
     from_others: (
         Callable[[Mapping[str, Any]], tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]] | None
@@ -381,9 +386,18 @@ def _parsed(text: str, kind: Kind) -> tuple[Measure, ...]:
     return tuple(_parse(text, kind))
 
 
+_generation = [0]  # how often the registry changed: a key for what was built from it
+
+
+def generation() -> int:
+    """A number that changes whenever a measure is registered (plans built before are stale)."""
+    return _generation[0]
+
+
 def _forget() -> None:
     _parsed.cache_clear()
     _built.cache_clear()
+    _generation[0] += 1
 
 
 def _parse(text: str, kind: Kind) -> list[Measure]:

@@ -7,7 +7,8 @@ short of n (n + 1) / 2) or a hash shared with another query. These tests drive
 each branch: distinct scores (no query recomputed), ties in some queries only,
 and hashes forced to collide (every query, or pairs of them, in one window).
 An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``), and the
-smallest are collected without the optimizer (``_checks.UNOPTIMIZED_ROWS``); a large one is
+smallest are collected without the optimizer (``_checks.UNOPTIMIZED_ROWS``, for evaluations
+``EVALUATION_UNOPTIMIZED_ROWS``); a large one is
 ranked a slice of rows at a time (``_checks.CHUNK_ROWS``); every test here runs each way.
 evaluate() also sorts its frame by rank once, so measures add their terms as the rows
 come; the public expressions, on a frame in any order, give the same bits.
@@ -34,6 +35,7 @@ NAMES = [name for _, name in PAIRS]
 def ranking_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.param == "small path, optimized":
         monkeypatch.setattr(_checks, "UNOPTIMIZED_ROWS", 0)
+        monkeypatch.setattr(_checks, "EVALUATION_UNOPTIMIZED_ROWS", 0)
     if request.param in ("score-rank path", "sliced score-rank path"):
         monkeypatch.setattr(_checks, "SMALL_ROWS", 0)
     if request.param == "sliced score-rank path":  # slices of 37 rows: queries cut by their boundaries

@@ -80,3 +80,24 @@ def test_every_ranking_measure_evaluates_when_no_query_is_shared() -> None:
     with pytest.warns(UserWarning):
         summary = run.ireval.summarize(qrels, measures, shape="wide")
     assert summary["num_q"].to_list() == [0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_parts_give_the_expressions_bits(seed: int) -> None:
+    """Measures that evaluate() computes from several plain aggregations (``build_parts``: nDCG@k
+    from one sum per rank) give the bits of their one expression, on the judged frame."""
+    run, qrels = random_case(seed, integer_ids=True)
+    if seed % 2:  # judgements of 1024 and more: exponential gains must not overflow
+        qrels = qrels.with_columns(pl.col("relevance") * 600)
+    judged = run.ireval.judge(qrels)
+    roles = {"rank": "rank", "relevance": "relevance"}
+    names = ["nDCG@1", "nDCG@3", "nDCG@10", "nDCG@20", "nDCG(gain=exp)@5", "nDCG(gain=exp)@20"]
+    for name in names:
+        (m,) = fe.parse_measures(name)
+        assert m.spec.build_parts is not None and m.spec.build_parts(roles, m.cutoff, **m.kwargs) is not None
+        aggs, columns = batched.aggregations([m], roles, "m")
+        parts = judged.group_by("query_id").agg(aggs).select("query_id", *columns).sort("query_id")
+        alone = judged.group_by("query_id").agg(m.expr(**roles).alias("m0")).sort("query_id")
+        assert parts.equals(alone), name
+    (deep,) = fe.parse_measures("nDCG@21")  # beyond the parts' cutoffs: the one expression
+    assert deep.spec.build_parts is not None and deep.spec.build_parts(roles, 21, **deep.kwargs) is None

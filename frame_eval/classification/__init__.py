@@ -15,7 +15,7 @@ re-exports them all (``C.recall``, ``C.roc_auc``...); its modules are:
 - :mod:`~frame_eval.classification.multiclass`: multi-class ROC AUC (one-vs-rest, one-vs-one), AP, top-k;
 - :mod:`~frame_eval.classification.probabilistic`: log-loss and the Brier score of probabilities;
 - :mod:`~frame_eval.classification.calibration`: calibration bins and the expected calibration error;
-- :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort each;
+- :mod:`~frame_eval.classification.grouped_scores`: the curve areas of many groups from one sort of all rows;
 - :mod:`~frame_eval.classification.evaluate`: the frame-level front end behind ``.ireval.confusion``,
   ``rates``, ``confusion_matrix``, ``roc``, ``pr_curve`` and ``scores``, gathered from its
   ``frame_*`` modules (checks, labels, points, scores, multiclass, thresholds).

@@ -1,11 +1,15 @@
-"""Score-based measures of many groups at once, from one sort per group.
+"""Score-based measures of many groups at once, from one sort of all their rows.
 
 The ``C.roc_auc`` / ``C.average_precision`` expressions are self-contained,
 so each one sorts its group again. A frame method can do better: sort the
 scores of every group once, keep one point per distinct score (the end of
 each block of tied scores) and read every area off those points with plain
-sums. That is what :func:`score_measures` builds; :func:`frame_eval.classification.evaluate.rates`
-uses it when it is given a score column.
+sums. That is what :func:`score_measures` builds (``scores()`` without weights
+uses it). It sorts every row at once as one plain 128-bit value that packs a
+hash of the row's group, its score and its label (:func:`_packed_key`): several
+times cheaper than sorting each group in an aggregation, and the runs of equal
+values give each group's points directly. Groups whose keys share a hash are
+measured again from a sort of each group (:func:`group_points`).
 
 On the points of a group (threshold descending; ``tp_i`` / ``fp_i`` the
 positives / negatives scoring at least the i-th threshold, ``P`` and ``N``
@@ -44,19 +48,117 @@ def score_measures(
     unknown = [n for n in names if n not in SCORE_MEASURES]
     if unknown:
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
+    keys = list(keys)
+    rows = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
+    counts = [pl.len().alias("_n"), pl.col(_L).sum().alias("_P")]
+    if keys:
+        # a 63-bit hash of the keys stands for the group in the sort key; groups whose keys share a
+        # hash (told apart exactly by the group table) are measured again on their own rows
+        rows = rows.with_columns(_group_hash(keys).alias(_G))
+        groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts).cache()  # read twice below
+        shared = pl.col(_G).is_duplicated()
+        clashes = groups.filter(shared).select(keys)
+        groups = groups.filter(~shared)
+    else:
+        groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *counts)
+        rows = rows.with_columns(pl.lit(0, pl.UInt64).alias(_G))
+    points = rows.select(_G, _L, _S).map_batches(_points_of_rows, schema=_RUN_POINTS)
+    result = _with_areas(groups, point_areas(points, names), keys, names)
+    if not keys:
+        return result
+    again = frame.join(clashes, on=keys, how="semi", nulls_equal=True)
+    return pl.concat([result, _sorted_per_group(again, keys, positive, score, names)])
+
+
+def _with_areas(
+    totals: pl.LazyFrame, areas: Sequence[pl.LazyFrame], keys: Sequence[str], names: Sequence[str]
+) -> pl.LazyFrame:
+    """``[*keys, *names]`` from the totals ``[_G, *keys, _n, _P]`` and the areas of :func:`point_areas`."""
+    result = totals.with_columns(
+        pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
+    )
+    for part in areas:
+        result = result.join(part, on=_G, how="left")
+    both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
+    rules = {"ROC_AUC": both, "EER": both, "average_precision": pl.col("_P") > 0, "PR_AUC": pl.col("_P") > 0}
+    return result.select(
+        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
+    )
+
+
+def _sorted_per_group(
+    frame: pl.LazyFrame, keys: Sequence[str], positive: pl.Expr, score: pl.Expr, names: Sequence[str]
+) -> pl.LazyFrame:
+    """:func:`score_measures` from the points of :func:`group_points` (each group sorted on its own)."""
     totals, points = group_points(frame, keys, positive, score)
     totals = totals.with_columns(
         pl.col("_P").cast(pl.Int64), (pl.col("_n").cast(pl.Int64) - pl.col("_P").cast(pl.Int64)).alias("_N")
     )
     positives, negatives = pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64)
     areas = point_areas(points.select(_G, "tp", "fp", positives.alias("_P"), negatives.alias("_N")), names)
-    both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
-    result = totals
-    for part in areas:
-        result = result.join(part, on=_G, how="left")
-    rules = {"ROC_AUC": both, "EER": both, "average_precision": pl.col("_P") > 0, "PR_AUC": pl.col("_P") > 0}
-    return result.select(
-        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
+    return _with_areas(totals, areas, keys, names)
+
+
+# -- one sort of all rows: the group, the score and the label packed in one 128-bit key -------------------
+
+_HALF: Final = 1 << 63
+_RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
+
+
+def _group_hash(keys: Sequence[str]) -> pl.Expr:
+    """A 63-bit hash of the key columns (UInt64)."""
+    hashed = pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
+    return hashed // 2
+
+
+def _packed_key() -> pl.Expr:
+    """``_G * 2**65 + order(_S) * 2 + _L`` (UInt128) of ``[_G, _L, _S]`` rows.
+
+    ``order`` maps a double to an unsigned 64-bit integer in the same order (the sign bit flipped, the
+    other bits too for negative numbers; -0.0 as 0.0), so one sort of plain values, much cheaper than
+    sorting rows by several columns or each group on its own, puts each group's rows together, scores
+    descending; a run of equal values is the rows of one group, score and label.
+    """
+    s = pl.col(_S)
+    bits = pl.when(s == 0.0).then(0.0).otherwise(s).reinterpret(dtype=pl.UInt64)  # (s + 0.0 keeps -0.0)
+    ordered = pl.when(bits >= _HALF).then(pl.lit((1 << 64) - 1, pl.UInt64) - bits).otherwise(bits + _HALF)
+    return (
+        pl.col(_G).cast(pl.UInt128) * pl.lit(1 << 65, pl.UInt128)
+        + ordered.cast(pl.UInt128) * pl.lit(2, pl.UInt128) + pl.col(_L).cast(pl.UInt128)
+    )
+
+
+def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
+    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[_G, _L, _S]`` rows (a frame function:
+    polars' in-memory sort of a Series is about twice as fast as a sort in a lazy plan here)."""
+    runs = rows.select(_packed_key().alias("_key")).get_column("_key").sort(descending=True).rle()
+    return _points_of_runs(runs.struct.unnest())
+
+
+def _points_of_runs(runs: pl.DataFrame) -> pl.DataFrame:
+    """``[_G, tp, fp, _P, _N]`` points (threshold descending) from the runs ``[len, value]`` of the keys
+    of :func:`_packed_key`, sorted descending."""
+    value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
+    block = value // pl.lit(2, pl.UInt128)  # the group and the score
+    positive = (value % pl.lit(2, pl.UInt128)) == 1
+    runs = runs.select(
+        (value // pl.lit(1 << 65, pl.UInt128)).cast(pl.UInt64).alias(_G),
+        (block != block.shift(-1)).fill_null(True).alias("_end"),
+        n.cum_sum().alias("_k"),
+        pl.when(positive).then(n).otherwise(0).cum_sum().alias("tp"),
+    )
+    g = pl.col(_G)
+    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
+
+    def within(name: str) -> pl.Expr:  # running counts over all groups, less those where the group began
+        running = pl.col(name)
+        return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
+
+    k, tp = pl.col("_k"), pl.col("tp")
+    return runs.filter("_end").with_columns(within("_k"), within("tp")).select(
+        g, tp, (k - tp).alias("fp"),
+        pl.when(last).then(tp).backward_fill().alias("_P"),
+        pl.when(last).then(k - tp).backward_fill().alias("_N"),
     )
 
 

@@ -46,6 +46,7 @@ from frame_eval.ranking._common import (
     RELEVANCE,
     _columns,
     _in_rank_order,
+    _ratio_or_zero,
     _reads_relevant,
     _relevant,
     _safe_ratio,
@@ -69,7 +70,7 @@ def _build_ap(
     if interpolation == "none" and _in_rank_order(columns):  # rows in rank order: count hits as they come
         found_so_far = hit.cum_sum().cast(pl.Float64)
         terms = pl.when(hit).then(found_so_far / rank.cast(pl.Float64)).otherwise(pl.lit(0.0, pl.Float64))
-        return _safe_ratio(ordered_sum(terms), divisor)
+        return _ratio_or_zero(ordered_sum(terms), divisor)  # no relevant document: nothing found
     hit_ranks = rank.filter(hit).sort()
     found = pl.int_range(1, hit_ranks.len() + 1, dtype=pl.UInt32)
     precisions = found.cast(pl.Float64) / hit_ranks.cast(pl.Float64)

@@ -116,17 +116,24 @@ def aggregations(
             if parts and all(p.name in position for p in parts):
                 derived[i] = ([position[p.name] for p in parts], combine)
     # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
-    built: dict[Any, str] = {}
+    built: dict[Any, pl.Expr] = {}
     for i, m in enumerate(measures):
         if i in done or i in derived:
             continue
         same = (m.spec.build, m.cutoff, tuple(sorted(m.kwargs.items())))
         if same in built:
-            columns.append(pl.col(built[same]).alias(f"{name}{i}"))
+            columns.append(built[same].alias(f"{name}{i}"))
             continue
-        built[same] = f"{name}{i}"
-        aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
-        columns.append(pl.col(f"{name}{i}"))
+        parts = None if m.spec.build_parts is None else m.spec.build_parts(roles, m.cutoff, **m.kwargs)
+        if parts is not None:  # several plain aggregations, combined per query after the group-by
+            pieces, combine = parts
+            aggs += [piece.alias(f"{name}{i}part{j}") for j, piece in enumerate(pieces)]
+            value = combine([pl.col(f"{name}{i}part{j}") for j in range(len(pieces))]).cast(pl.Float64)
+        else:
+            aggs.append(m.expr(**roles).cast(pl.Float64).alias(f"{name}{i}"))
+            value = pl.col(f"{name}{i}")
+        built[same] = value
+        columns.append(value.alias(f"{name}{i}"))
     column_of = {c.meta.output_name(): c for c in columns}
     for i, (parts, combine) in derived.items():
         columns.append(combine([column_of[f"{name}{j}"] for j in parts]).alias(f"{name}{i}"))

@@ -32,7 +32,7 @@ ideal ranking is always sorted by gain.)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -70,6 +70,18 @@ def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
     top = highest.cast(pl.Float64)
     two = pl.lit(2.0, pl.Float64)  # typed: polars 2.1 panics on an untyped literal here in an empty group
     return pl.when(g > 0).then(two.pow(g - top) - two.pow(-top)).otherwise(0.0)
+
+
+def _positive_gains(judgements: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
+    """:func:`_gains` of judgements known to be above 0 (an ideal ranking's), the same bits with
+    fewer steps: inside a query's aggregation each step after a sort costs per query. Their
+    positions 1, 2, ... are ``judgements.cum_count()`` (none is null)."""
+    g = judgements.cast(pl.Float64)
+    if gain == "linear":
+        return g
+    top = highest.cast(pl.Float64)
+    two = pl.lit(2.0, pl.Float64)
+    return two.pow(g - top) - two.pow(-top)
 
 
 def _discount(positions: pl.Expr, base: float, kind: str = "trec") -> pl.Expr:
@@ -149,11 +161,12 @@ def _build_ndcg(
             raise ValueError("nDCG: a gain table (gains=) works with ideal='judged' and discount='trec' only")
         return _build_ndcg_table(rank, relevance, k, gain, base, gains)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
     # DCG: gains of the retrieved documents over their discounts, added in rank order
-    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly)
-    scoring = _within(rank, k) & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    # (discounts are looked up before filtering: polars runs a lookup after a filter slowly).
+    # Judgements above 0 are the ones with a gain (a gain that underflows to 0 adds 0.0), and
+    # only their terms are read: gains of positive judgements, in fewer steps than _gains
+    scoring = _within(rank, k) & (relevance > 0)
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     dcg = _rank_ordered_sum(terms, scoring, rank, columns)
     if ideal == "retrieved":
         # the retrieved list re-sorted by judgement (scikit-learn's ndcg_score)
@@ -172,8 +185,7 @@ def _build_ndcg(
     ideal = relevance.filter(relevance > 0).sort(descending=True)
     if k is not None and k < _RANKS:
         ideal = ideal.head(k)
-    positions = pl.int_range(1, ideal.len() + 1, dtype=pl.UInt32)
-    idcg = ordered_sum(_gains(ideal, gain, highest) / _discount(positions, base, discount))
+    idcg = ordered_sum(_positive_gains(ideal, gain, highest) / _discount(ideal.cum_count(), base, discount))
     return _ndcg_ratio(dcg, idcg, base)
 
 
@@ -185,17 +197,53 @@ def _cutoffs_ndcg(
         return None
     rank, relevance = _columns(columns)
     highest = relevance.max().fill_null(0)
-    g = _gains(relevance, gain, highest)
-    scoring = rank.is_not_null() & (g > 0)
-    terms = g / _discount(rank.fill_null(0), base, discount)
+    scoring = rank.is_not_null() & (relevance > 0)  # as in _build_ndcg
+    terms = _positive_gains(relevance, gain, highest) / _discount(rank.fill_null(0), base, discount)
     ranks = rank.filter(scoring)
     prefix = _in_ranks(terms.filter(scoring), ranks, columns).cum_sum()
     dcg = batched.prefix_at(prefix, batched.found_within(_in_ranks(ranks, ranks, columns), cutoffs))
     best = relevance.filter(relevance > 0).sort(descending=True)
-    positions = pl.int_range(1, best.len() + 1, dtype=pl.UInt32)
-    ideal_prefix = (_gains(best, gain, highest) / _discount(positions, base, discount)).cum_sum()
+    ideal_terms = _positive_gains(best, gain, highest) / _discount(best.cum_count(), base, discount)
+    ideal_prefix = ideal_terms.cum_sum()
     depth = pl.min_horizontal(pl.lit(batched.cutoff_series(cutoffs)), best.len().cast(pl.Int64))
     return batched.ratio(dcg, batched.prefix_at(ideal_prefix, depth))
+
+
+_PARTS_MAX_CUTOFF = 20  # one sum per rank: beyond this many, the per-query sorts cost less
+
+
+def _parts_ndcg(
+    columns: Mapping[str, str], k: int | None, *, gain: str, base: float, gains: str = "",
+    ideal: str = "judged", discount: str = "trec",
+) -> tuple[list[pl.Expr], Callable[[list[pl.Expr]], pl.Expr]] | None:
+    """nDCG@k (trec_eval's form, k up to 20) as plain per-query aggregations, combined after them.
+
+    The judgement at each rank ``1..k`` is one sum (a query has one document per rank, so the
+    sum is that judgement, or 0); the ideal ranking is the query's k best positive judgements,
+    one list. Each term is then ``gain / log2(rank + 1)`` with the discount's bits, the terms
+    added in rank order from the first (a missing rank adds ``0.0``, which changes no sum), as
+    :func:`_build_ndcg` adds them: the same bits, without a running sum or a discount lookup
+    per query.
+    """
+    if gains or ideal != "judged" or discount != "trec" or base != 2.0 or k is None or k > _PARTS_MAX_CUTOFF:
+        return None
+    rank, relevance = _columns(columns)
+    positive = relevance.fill_null(0) > 0
+    at_rank = [pl.when(positive & (rank == r)).then(relevance).otherwise(0).sum() for r in range(1, k + 1)]
+    best = relevance.filter(positive).sort(descending=True).head(k)
+    pieces = [*at_rank, best, relevance.max().fill_null(0)]
+
+    def combine(parts: list[pl.Expr]) -> pl.Expr:
+        *judgements, top_k, highest = parts
+        dcg = idcg = pl.lit(0.0, pl.Float64)
+        for r, judgement in enumerate(judgements, start=1):
+            discount = math.log2(r + 1)  # the C library's log2, as the discount table holds it
+            ideal_judgement = top_k.list.get(r - 1, null_on_oob=True).fill_null(0)
+            dcg = dcg + divide(_gains(judgement, gain, highest), discount)
+            idcg = idcg + divide(_gains(ideal_judgement, gain, highest), discount)
+        return _ndcg_ratio(dcg, idcg, base)
+
+    return pieces, combine
 
 
 def _build_ndcg_table(
@@ -294,7 +342,7 @@ NDCG = _spec(
     "nDCG", "normalised discounted cumulative gain", _build_ndcg,
     params=(_GAIN, _BASE, _GAINS, _IDEAL, _DISCOUNT),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
-    lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg,
+    lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg, build_parts=_parts_ndcg,
 )
 register_shorthand(
     "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",

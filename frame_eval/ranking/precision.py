@@ -32,6 +32,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _ratio_or_zero,
     _reads_relevant,
     _relevant,
     _safe_ratio,
@@ -50,7 +51,7 @@ def _build_precision(columns: Mapping[str, str], k: int | None, *, rel: int) -> 
 def _build_recall(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
     rank, relevance = _columns(columns)
     is_rel = _relevant(relevance, rel)
-    return _safe_ratio((is_rel & _within(rank, k)).sum(), is_rel.sum())
+    return _ratio_or_zero((is_rel & _within(rank, k)).sum(), is_rel.sum())  # found <= relevant
 
 
 def _build_rprec(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
