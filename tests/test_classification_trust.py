@@ -281,6 +281,7 @@ frame = pl.DataFrame({
     "k": rng.choice(["ant", "bee", "cat", "dog", "eel", "fox"], n),
     "khat": rng.choice(["ant", "bee", "cat", "dog", "eel", "fox", "gnu"], n),
     "w": np.round(rng.random(n) * 3, 2) * (rng.random(n) < 0.9),
+    "w4": np.floor(rng.random(n) * 12) / 4 * (rng.random(n) < 0.9),  # quarters: summed in any order
 })
 if seed:
     frame = frame.sample(fraction=1.0, shuffle=True, seed=seed)
@@ -306,6 +307,12 @@ results = {
     "weighted_rates": run(lazy.ireval.rates("k", "khat", by="model", average="weighted", weight="w",
                                             metrics=["F1", "MCC", "kappa", "kappa(weights=quadratic)"])),
     "weighted_roc": run(lazy.ireval.roc("y", "s", by="model", weight="w")),
+    "weighted_binary_rates": run(lazy.ireval.rates("y", "yhat", by="model", weight="w")),
+    "exact_weighted_scores": run(lazy.ireval.scores(
+        "y", "s", by="model", weight="w4", metrics=["ROC_AUC", "AP", "PR_AUC", "EER", "best_threshold"]
+    )),
+    "exact_weighted_roc": run(lazy.ireval.roc("y", "s", by="model", weight="w4")),
+    "exact_weighted_binary_rates": run(lazy.ireval.rates("y", "yhat", by="model", weight="w4")),
     "best": run(lazy.ireval.best_threshold("y", "s", by="model", criterion="recall", min_specificity=0.8)),
     "report": run(lazy.ireval.classification_report("k", "khat", by="model", weight="w")),
     "weighted_expressions": run(lazy.group_by("model").agg(
@@ -339,7 +346,8 @@ def test_values_are_the_same_bits_on_any_threads_engine_and_row_order(tmp_path: 
     (first_setup, first), rest = runs[0], runs[1:]
     assert set(first) == {"rates", "per_class", "macro", "weighted", "scores", "roc", "expressions",
                           "weighted_scores", "weighted_rates", "weighted_roc", "best", "report",
-                          "weighted_expressions"}
+                          "weighted_expressions", "weighted_binary_rates", "exact_weighted_scores",
+                          "exact_weighted_roc", "exact_weighted_binary_rates"}
     for setup, results in rest:
         for name, frame in first.items():
             assert results[name].equals(frame), (name, first_setup, setup)

@@ -170,27 +170,33 @@ def weight_total(weights: pl.Expr) -> pl.Expr:
     return sum_in_order(weights, weights)
 
 
-def tally(cell: pl.Expr, weight: str | None) -> pl.Expr:
+def tally(cell: pl.Expr, weight: str | None, *, exact: bool = False) -> pl.Expr:
     """Rows where ``cell`` holds: their number (Int64), or with ``weight`` the sum of their weights (Float64).
 
-    An unweighted count is the weighted one with every weight 1, kept as an integer.
+    An unweighted count is the weighted one with every weight 1, kept as an integer. ``exact``: the
+    weights are known to add up to the same bits in any order
+    (:func:`frame_eval.classification.exact_weights.exact_sums`), so they are added as they come.
     """
     if weight is None:
         return cell.sum().cast(pl.Int64)
-    return weight_total(pl.col(weight).cast(pl.Float64).filter(cell))
+    weights = pl.col(weight).cast(pl.Float64)
+    return pl.when(cell).then(weights).otherwise(0.0).sum() if exact else weight_total(weights.filter(cell))
 
 
-def binary_counts(actual: str, predicted: str, positive: Any = AUTO, weight: str | None = None) -> Counts:
+def binary_counts(
+    actual: str, predicted: str, positive: Any = AUTO, weight: str | None = None, *, exact: bool = False
+) -> Counts:
     """Counts of one binary problem; a row with a null label is in no cell.
 
     With ``weight``, each cell is the sum of its rows' weights (Float64), as
-    scikit-learn's ``sample_weight``.
+    scikit-learn's ``sample_weight``; ``exact`` as in :func:`tally`.
     """
     is_pos, said_pos = is_positive(actual, positive), is_positive(predicted, positive)
     cells = (is_pos & said_pos, ~is_pos & said_pos, is_pos & ~said_pos, ~is_pos & ~said_pos)
-    return Counts(
-        *(weighted(checked(tally(cell, weight), [actual, predicted], positive), weight) for cell in cells)
-    )
+    return Counts(*(
+        weighted(checked(tally(cell, weight, exact=exact), [actual, predicted], positive), weight)
+        for cell in cells
+    ))
 
 
 def class_counts(actual: str, predicted: str, weight: str | None = None) -> Counts:

@@ -71,7 +71,7 @@ def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = N
 
     Counted by binary search in the sorted scores of each side, which is a few
     times faster in a group than a cumulative sum over all rows sorted by score.
-    With ``weight``, see :func:`weighted_points`.
+    With ``weight``, see :func:`points_from`.
     """
     w = None if weight is None else pl.col(weight).cast(pl.Float64)
     pts = points_from(is_positive(actual, positive), pl.col(score).cast(pl.Float64), w)
@@ -345,7 +345,7 @@ def roc_auc(
         A column of sample weights >= 0 (scikit-learn's ``sample_weight``):
         the curve's counts become sums of weights (rows of weight 0 are left
         out, as scikit-learn does) and the area is the weighted trapezoid sum,
-        added in a fixed order (:func:`weighted_points`).
+        added in a fixed order (:func:`points_from`).
 
     Examples
     --------

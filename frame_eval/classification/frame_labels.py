@@ -22,6 +22,7 @@ from frame_eval.classification.counts import (
     fill_undefined,
     weight_total,
 )
+from frame_eval.classification.exact_weights import when_exact
 from frame_eval.classification.frame_checks import (
     _ACTUAL,
     _PREDICTED,
@@ -47,9 +48,18 @@ def _weighted(labels: pl.LazyFrame) -> str | None:
 
 
 def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
-    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64)."""
-    c = binary_counts(_ACTUAL, _PREDICTED, positive, _weighted(labels))
-    return _per_group(labels, by, [getattr(c, name).alias(name) for name in COUNT_NAMES])
+    """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64;
+    weights that add up exactly in any order are added as they come, others from the smallest up)."""
+    weight = _weighted(labels)
+
+    def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:
+        c = binary_counts(_ACTUAL, _PREDICTED, positive, weight, exact=exact)
+        cells = _per_group(rows, by, [c.tp.alias("tp"), c.fp.alias("fp"), c.fn.alias("fn"), c.tn.alias("tn")])
+        return cells.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
+
+    if weight is None:
+        return counted(labels)
+    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:

@@ -1,18 +1,20 @@
 """The threshold curve's points of scored rows, and the weighted areas read off them.
 
 :func:`curve_points` gives one point per distinct score of each group (counts, or sums of
-sample weights added in a fixed order); :func:`weighted_score_measures` reads ROC AUC, AP,
+sample weights added in an order that fixes their bits, see
+:mod:`~frame_eval.classification.exact_weights`); :func:`weighted_score_measures` reads ROC AUC, AP,
 PR AUC and EER of weighted rows off those points; :func:`binary_areas` hands either path to the
 multi-class areas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
 from frame_eval.classification.counts import ratio
+from frame_eval.classification.exact_weights import weighted_curve_points, when_exact
 from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
@@ -20,28 +22,17 @@ from frame_eval.classification.grouped_scores import point_areas, score_measures
 
 # -- threshold curve points ------------------------------------------------------------------------
 
-def _weighted_points(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
-    """``[*keys, <score>, tp, fp, _P, _N]`` of weighted rows: each group's rows sorted once by (score
-    descending, label, weight), the C.* expressions' order, so the running sums of the weights have their
-    bits in any row order; taken at the last row of each score. As scikit-learn, rows of weight 0 are no
-    point of the curve."""
-    positive, score, w = pl.col(_POSITIVE), pl.col(_SCORE), pl.col(weight)
-    scored = scored.filter(w != 0)
-    columns, order, descending = [_SCORE, _POSITIVE, weight], [score, positive, w], [True, False, False]
-    tp_run = pl.when(positive).then(w).otherwise(0.0).cum_sum()
-    fp_run = pl.when(positive).then(0.0).otherwise(w).cum_sum()
-    end = (score != score.shift(-1)).fill_null(True)
-    at_ends = [
-        score.filter(end).alias(_SCORE), tp_run.filter(end).alias("tp"), fp_run.filter(end).alias("fp"),
-        tp_run.last().alias("_P"), fp_run.last().alias("_N"),
-    ]
-    if not keys:
-        return scored.sort(order, descending=descending).select(at_ends)
-    rows = scored.group_by(keys).agg(pl.struct(columns).sort_by(order, descending=descending).alias("_r"))
-    rows = rows.explode("_r").unnest("_r")
-    # a group_by keeps each group's rows in their order (the sorted order made above)
-    points = rows.group_by(keys, maintain_order=True).agg(at_ends).explode([_SCORE, "tp", "fp"])
-    return points.sort(keys, maintain_order=True)
+def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
+    """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` of weighted rows
+    (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): each group sorted by score
+    alone when the weights add up exactly in any order, else by (score, label, weight). Made once per
+    collect, however many read it."""
+    rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
+
+    def sorted_points(exact: bool) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+        return lambda f: weighted_curve_points(f, keys, _POSITIVE, _SCORE, weight, exact=exact)
+
+    return when_exact(rows, weight, sorted_points(True), sorted_points(False)).cache()
 
 
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
@@ -65,7 +56,7 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
             per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
         ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
     else:
-        points = _weighted_points(scored, keys, weight)
+        points = _weighted_curve(scored, keys, weight)
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
@@ -82,15 +73,13 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
 
 
 def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Sequence[str]) -> pl.LazyFrame:
-    """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`curve_points`
-    (sums of weights per distinct score, added in a fixed order): each group's scores sorted once, and
+    """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`_weighted_curve`
+    (sums of weights per distinct score, in an order that fixes their bits): each group sorted once, and
     the areas of all groups read off those points at once (:func:`grouped_scores.point_areas`, the
     unweighted path's code)."""
     keys = list(keys)
-    pts = curve_points(scored, keys)  # each group's points contiguous, threshold descending
+    pts = _weighted_curve(scored, keys, _WEIGHT)  # each group's points contiguous, threshold descending
     tp, fp = pl.col("tp"), pl.col("fp")
-    group = pl.struct(keys).rle_id() if keys else pl.lit(0, pl.UInt32)
-    pts = pts.with_columns(group.cast(pl.UInt32).alias(GROUP_ID))
     first = (pl.col(GROUP_ID) != pl.col(GROUP_ID).shift(1)).fill_null(True)
 
     def at_first(e: pl.Expr) -> pl.Expr:  # P and N as the expressions take them, at the group's first point
@@ -98,10 +87,10 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
 
     pts = pts.select(  # (Float64 even when no weight is above 0 and there are no points)
         GROUP_ID, *keys, tp.cast(pl.Float64), fp.cast(pl.Float64),
-        at_first(tp + pl.col("fn")).cast(pl.Float64).alias("_P"),
-        at_first(fp + pl.col("tn")).cast(pl.Float64).alias("_N"),
+        at_first(tp + (pl.col("_P") - tp)).cast(pl.Float64).alias("_P"),
+        at_first(fp + (pl.col("_N") - fp)).cast(pl.Float64).alias("_N"),
     )
-    per_group = pts.select(GROUP_ID, *keys, "_P", "_N").unique(GROUP_ID, keep="first", maintain_order=True)
+    per_group = pts.filter(first).select(GROUP_ID, *keys, "_P", "_N")
     for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
     both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0

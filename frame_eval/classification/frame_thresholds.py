@@ -36,7 +36,7 @@ from frame_eval.classification.frame_checks import (
 from frame_eval.classification.frame_points import curve_points
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
-from frame_eval.classification.grouped_scores import group_points
+from frame_eval.classification.packed_points import packed_group_points
 from frame_eval.classification.rates import DEFAULT_RATES, RATES
 from frame_eval.classification.thresholds import BEST_THRESHOLD, best_of
 from frame_eval.registry import measure, resolve
@@ -158,10 +158,11 @@ def best_threshold(
         [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
     )
     kwargs = m.kwargs
-    # the curve's points of every group (one sort each), then the best of each group's points
+    # the curve's points of every group (one sort of packed keys; weighted: one sort each), then the best
+    # of each group's points
     tp, fp = pl.col("tp"), pl.col("fp")
     if weight is None:
-        totals, pts = group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
+        totals, pts = packed_group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
         positives = pl.col("_P").first().cast(pl.Int64)
         negatives = pl.col("_n").first().cast(pl.Int64) - positives
         curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)

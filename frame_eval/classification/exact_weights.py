@@ -1,0 +1,136 @@
+"""Sums of sample weights whose bits do not depend on the order of the rows.
+
+A floating-point sum's last bits depend on the order of its terms, so the
+weighted measures fix one: a weighted count adds its weights from the
+smallest up, a weighted curve adds each group's weights sorted by (score,
+label, weight). Those sorts cost most of the weighted measures' time, and
+they are not needed when the weights are *exact*:
+
+- every weight is a whole multiple of one power of two ``2^-k`` (integers,
+  0.25, 3.5, any float with few significant bits), and
+- all the weights of the call together come to less than ``2^53`` such units.
+
+Then every partial sum, in any order, is a multiple of ``2^-k`` below
+``2^53 2^-k``, which a double holds exactly: no addition rounds, so every
+order of adding gives the same bits (scikit-learn's too). :func:`exact_sums`
+checks that in one pass over the weights of a whole call (the bound then
+holds for every group and class in it); :func:`when_exact` builds a plan that
+makes the check when it runs and takes the cheaper plan when it holds, the
+ordered one otherwise. Both give the same values wherever the cheap one is
+taken, which the tests check on both paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import polars as pl
+
+from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
+
+__all__ = ["GROUP", "exact_sums", "weighted_curve_points", "when_exact"]
+
+_MAX_EXPONENT = 1023  # 2.0 ** k stays finite
+
+
+def exact_sums(weights: pl.Series) -> bool:
+    """Whether the (Float64) ``weights`` add up to the same bits in every order (see the module).
+
+    True when each weight is a whole multiple of one ``2^-k`` and ``n max(w) 2^k`` stays below ``2^53``
+    for ``n`` weights (a bound on every partial sum of weights >= 0). False for null, NaN, infinite or
+    negative weights (the callers' checks report those), and when ``k`` would be negative (weights
+    near ``2^53 / n``).
+
+    >>> import polars as pl
+    >>> exact_sums(pl.Series([0.25, 3.5, 0.0, 2.0]))
+    True
+    >>> exact_sums(pl.Series([0.1, 0.2]))  # 0.1 is no multiple of a power of two that 0.2 shares in range
+    False
+    """
+    n = weights.len()
+    if n == 0:
+        return True
+    if weights.null_count() or weights.is_nan().any() or weights.is_infinite().any():
+        return False
+    low, top = weights.min(), weights.max()
+    if low < 0:  # type: ignore[operator]
+        return False
+    if top == 0:
+        return True
+    # top < 2^e and n < 2^b, so every partial sum is below 2^(e + b): scaled by 2^k it must stay below 2^53
+    k = 53 - math.frexp(float(top))[1] - n.bit_length()  # type: ignore[arg-type]
+    if k < 0:
+        return False
+    scaled = weights * 2.0 ** min(k, _MAX_EXPONENT)  # a power of two: exact (the values stay below 2^53)
+    return bool((scaled == scaled.floor()).all())
+
+
+def when_exact(
+    frame: pl.LazyFrame,
+    weight: str,
+    exact: Callable[[pl.LazyFrame], pl.LazyFrame],
+    ordered: Callable[[pl.LazyFrame], pl.LazyFrame],
+    *,
+    engine: Literal["in-memory", "streaming"] = "in-memory",
+) -> pl.LazyFrame:
+    """``exact(frame)`` when ``frame``'s column ``weight`` passes :func:`exact_sums`, else ``ordered(frame)``.
+
+    Decided when the plan runs (nothing is collected before), on ``frame`` as a whole, in one frame
+    function that runs the chosen plan on ``engine`` (sorts within groups run faster on the in-memory
+    engine, aggregations of many expressions on the streaming one; the same values either way). The
+    two plans must give the same columns and dtypes.
+    """
+    schema = ordered(frame).collect_schema()
+
+    def run(rows: pl.DataFrame) -> pl.DataFrame:
+        chosen = exact if exact_sums(rows.get_column(weight)) else ordered
+        return chosen(rows.lazy()).collect(engine=engine)
+
+    return frame.map_batches(run, schema=schema, streamable=False)
+
+
+def weighted_curve_points(
+    rows: pl.LazyFrame, keys: Sequence[str], positive: str, score: str, weight: str, *, exact: bool
+) -> pl.LazyFrame:
+    """``[GROUP, *keys, <score>, tp, fp, _P, _N]``: per group (numbered by ``GROUP`` in the order of
+    ``keys``), one point per distinct score among the rows of weight above 0 (scikit-learn leaves rows of
+    weight 0 out of its curves), threshold descending; ``tp`` / ``fp`` the sums of the weights of the
+    positive / negative rows scoring at least it, ``_P`` / ``_N`` the group's totals (Float64).
+
+    Each group's rows are sorted once and their weights added one by one in that order: by (score
+    descending, label, weight), which fixes the bits of every running sum whatever the row order, or,
+    with ``exact`` (weights that pass :func:`exact_sums`), by score alone, as no addition rounds then.
+    """
+    keys = list(keys)
+    lab, s, w = pl.col(positive), pl.col(score), pl.col(weight)
+    rows = rows.filter(w != 0)
+    order, descending = (s, True) if exact else ([s, lab, w], [True, False, False])
+    run = "__fe_rows"
+    if keys:
+        sorted_rows = pl.struct(lab, s, w).sort_by(order, descending=descending).alias(run)
+        groups = rows.group_by(keys).agg(sorted_rows).sort(keys).with_row_index(GROUP).cache()
+        names = groups.select(GROUP, *keys)
+        rows = groups.select(GROUP, run).explode(run).unnest(run)
+    else:
+        names = None
+        rows = rows.sort(order, descending=descending).select(pl.lit(0, pl.UInt32).alias(GROUP), lab, s, w)
+    group = pl.col(GROUP)
+    rows = rows.with_columns(
+        pl.when(lab).then(w).otherwise(0.0).cum_sum().over(GROUP).alias("tp"),
+        pl.when(lab).then(0.0).otherwise(w).cum_sum().over(GROUP).alias("fp"),
+    )
+    # the last row of each score (and so of each group) is a point; the group's last its totals
+    end = ((s != s.shift(-1)) | (group != group.shift(-1))).fill_null(True)
+    last = (group != group.shift(-1)).fill_null(True)
+    points = rows.filter(end).select(
+        GROUP, s, "tp", "fp",
+        pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
+        pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
+    )
+    if names is None:
+        return points
+    # the keys of the (few) groups joined to the points, rather than repeated on every row before
+    points = points.join(names, on=GROUP, how="left", maintain_order="left")
+    return points.select(GROUP, *keys, score, "tp", "fp", "_P", "_N")

@@ -1,0 +1,160 @@
+"""Exactly summable weights: the weighted measures' cheap path gives the ordered path's bits.
+
+Weights that are whole multiples of one power of two, with a total below 2^53 of those
+units, add up to the same bits in any order, so the frame methods add them as they come
+(counts) or sort each group by score alone (curves, areas, thresholds) instead of by
+(score, label, weight). These tests check the check itself, that both paths give equal
+frames (the ordered one forced by patching the check), that scikit-learn agrees with
+``==`` on such weights, and that either path gives the same bits for shuffled rows and
+on both engines.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval.classification import exact_weights
+from frame_eval.classification.exact_weights import exact_sums
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("weights", [
+    [], [0.0, 0.0], [1.0, 2.0, 3.0], [0.25, 0.5, 0.0, 1.75], [3.5, 2.0**-40, 1.0], [2.0**-1000, 2.0**-999],
+    [1e6] * 1000, [2.0**50, 2.0**50 - 1.0],
+])
+def test_exact_sums_takes_multiples_of_a_power_of_two_with_a_small_total(weights: list[float]) -> None:
+    assert exact_sums(pl.Series(weights, dtype=pl.Float64))
+
+
+@pytest.mark.parametrize("weights", [
+    [0.1, 0.2],  # no power of two divides 0.1 with the total in range
+    [1.0, 2.0**-60],  # 1 + 2^-60 rounds
+    [2.0**52, 2.0**52],  # their total is 2^53
+    [2.0**62, 1.0],
+    [2.0**-1074, 2.0**-1073],  # finer than the check scales to (2^-1023): refused, not wrong
+    [1.0, float("nan")], [1.0, float("inf")], [1.0, -0.25], [1.0, None],
+])
+def test_exact_sums_refuses_weights_whose_sums_can_round(weights: list[float | None]) -> None:
+    assert not exact_sums(pl.Series(weights, dtype=pl.Float64))
+
+
+def test_a_refused_total_does_round_so_the_bound_matters() -> None:
+    assert (2.0**53 + 1.0) - 2.0**53 == 0.0  # past 2^53 units an addition rounds
+    assert (1.0 + 2.0**-60) - 1.0 == 0.0
+
+
+def exact_frame(seed: int, n: int = 600) -> pl.DataFrame:
+    """g (group), y / yhat (Boolean), s (tied scores), w (multiples of 1/4 or whole numbers, some 0)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < rng.uniform(0.1, 0.6)
+    yhat = np.where(rng.random(n) < 0.7, y, ~y)
+    s = np.round(rng.random(n) * 0.7 + 0.3 * y, 1 + seed % 3)
+    w = np.floor(rng.random(n) * 12) / (4.0 if seed % 2 else 1.0) * (rng.random(n) < 0.85)
+    return pl.DataFrame({"g": rng.integers(0, 3, n), "y": y, "yhat": yhat, "s": s, "w": w})
+
+
+CALLS: dict[str, Callable[[pl.LazyFrame], pl.LazyFrame]] = {
+    "rates": lambda f: f.ireval.rates("y", "yhat", by="g", weight="w"),
+    "confusion": lambda f: f.ireval.confusion("y", "yhat", by="g", weight="w"),
+    "scores": lambda f: f.ireval.scores(
+        "y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP", "PR_AUC", "EER"]
+    ),
+    "scores_ungrouped": lambda f: f.ireval.scores("y", "s", weight="w"),
+    "roc": lambda f: f.ireval.roc("y", "s", by="g", weight="w"),
+    "roc_ungrouped": lambda f: f.ireval.roc("y", "s", weight="w"),
+    "best_threshold": lambda f: f.ireval.best_threshold(
+        "y", "s", by="g", weight="w", criterion="recall", min_specificity=0.9
+    ),
+    "best_youden": lambda f: f.ireval.best_threshold("y", "s", by="g", weight="w"),
+}
+
+
+def ordered_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(exact_weights, "exact_sums", lambda weights: False)
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+@pytest.mark.parametrize("seed", range(4))
+def test_both_paths_give_the_same_frame(call: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    df = exact_frame(seed)
+    assert exact_sums(df["w"])
+    fast = CALLS[call](df.lazy()).collect()
+    ordered_only(monkeypatch)
+    ordered = CALLS[call](df.lazy()).collect()
+    assert fast.height and fast.equals(ordered)
+
+
+def test_the_patch_reaches_the_check_so_the_test_above_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+    real = exact_weights.exact_sums
+
+    def spy(weights: pl.Series) -> bool:
+        seen.append(real(weights))
+        return seen[-1]
+
+    monkeypatch.setattr(exact_weights, "exact_sums", spy)
+    for call in CALLS.values():
+        for engine in ("in-memory", "streaming"):
+            seen.clear()
+            call(exact_frame(1).lazy()).collect(engine=engine)  # type: ignore[arg-type]
+            assert seen == [True]  # checked once per call: the points are made once, however often read
+    seen.clear()
+    CALLS["scores"](exact_frame(1).with_columns(pl.col("w") * 0.1).lazy()).collect()
+    assert seen == [False]
+
+
+def groups(df: pl.DataFrame) -> Iterator[tuple[int, pl.DataFrame]]:
+    for (g,), part in sorted(df.partition_by("g", as_dict=True).items()):
+        yield g, part
+
+
+@pytest.mark.parametrize("forced", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_scikit_learn_agrees_to_the_bit(seed: int, forced: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    df = exact_frame(seed)
+    if forced:
+        ordered_only(monkeypatch)
+    rates = df.ireval.rates("y", "yhat", by="g", weight="w", metrics=["precision", "recall"], shape="wide")
+    scores = df.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP", "PR_AUC"], shape="wide")
+    roc = df.ireval.roc("y", "s", by="g", weight="w")
+    for g, part in groups(df):
+        y, w, s = part["y"].to_numpy(), part["w"].to_numpy(), part["s"].to_numpy()
+        precision, recall, _, _ = skm.precision_recall_fscore_support(
+            y, part["yhat"].to_numpy(), average="binary", sample_weight=w, zero_division=np.nan
+        )
+        assert rates.filter(pl.col("g") == g).row(0)[1:] == (precision, recall)
+        curve_precision, curve_recall, _ = skm.precision_recall_curve(y, s, sample_weight=w)
+        want = (
+            skm.roc_auc_score(y, s, sample_weight=w), skm.average_precision_score(y, s, sample_weight=w),
+            skm.auc(curve_recall, curve_precision),
+        )
+        assert scores.filter(pl.col("g") == g).row(0)[1:] == want
+        fpr, tpr, thresholds = skm.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+        ours = roc.filter(pl.col("g") == g)
+        assert ours["threshold"].to_list() == thresholds[1:].tolist()
+        assert ours["tpr"].to_list() == tpr[1:].tolist() and ours["fpr"].to_list() == fpr[1:].tolist()
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.1])  # exact weights, and weights that are not (the ordered path)
+@pytest.mark.parametrize("call", list(CALLS))
+def test_same_bits_for_shuffled_rows_and_either_engine(call: str, scale: float) -> None:
+    df = exact_frame(5, n=2000).with_columns(pl.col("w") * scale)
+    assert exact_sums(df["w"]) == (scale == 1.0)
+    want = CALLS[call](df.lazy()).collect()
+    for seed in range(3):
+        shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed).lazy()
+        assert CALLS[call](shuffled).collect().equals(want)
+        assert CALLS[call](shuffled).collect(engine="streaming").equals(want)
