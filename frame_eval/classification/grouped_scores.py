@@ -6,7 +6,7 @@ scores of every group once, keep one point per distinct score (the end of
 each block of tied scores) and read every area off those points with plain
 sums. That is what :func:`score_measures` builds (``scores()`` without weights
 uses it). It sorts every row at once as one plain 128-bit value that packs a
-hash of the row's group, its score and its label (:func:`_packed_key`): several
+hash of the row's group, its score and its label (:mod:`~frame_eval.classification.packed_points`): several
 times cheaper than sorting each group in an aggregation, and the runs of equal
 values give each group's points directly. Groups whose keys share a hash are
 measured again from a sort of each group (:func:`group_points`).
@@ -30,10 +30,10 @@ import polars as pl
 from frame_eval._float import pairwise_sums
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
+from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
-_G, _L, _S = "__fe_group", "__fe_positive", "__fe_score"
 
 
 def score_measures(
@@ -101,7 +101,6 @@ def _sorted_per_group(
 
 # -- one sort of all rows: the group, the score and the label packed in one 128-bit key -------------------
 
-_HALF: Final = 1 << 63
 _RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
 
 
@@ -111,55 +110,11 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
     return hashed // 2
 
 
-def _packed_key() -> pl.Expr:
-    """``_G * 2**65 + order(_S) * 2 + _L`` (UInt128) of ``[_G, _L, _S]`` rows.
-
-    ``order`` maps a double to an unsigned 64-bit integer in the same order (the sign bit flipped, the
-    other bits too for negative numbers; -0.0 as 0.0), so one sort of plain values, much cheaper than
-    sorting rows by several columns or each group on its own, puts each group's rows together, scores
-    descending; a run of equal values is the rows of one group, score and label.
-    """
-    s = pl.col(_S)
-    bits = pl.when(s == 0.0).then(0.0).otherwise(s).reinterpret(dtype=pl.UInt64)  # (s + 0.0 keeps -0.0)
-    ordered = pl.when(bits >= _HALF).then(pl.lit((1 << 64) - 1, pl.UInt64) - bits).otherwise(bits + _HALF)
-    return (
-        pl.col(_G).cast(pl.UInt128) * pl.lit(1 << 65, pl.UInt128)
-        + ordered.cast(pl.UInt128) * pl.lit(2, pl.UInt128) + pl.col(_L).cast(pl.UInt128)
-    )
-
-
 def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
-    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[_G, _L, _S]`` rows (a frame function:
-    polars' in-memory sort of a Series is about twice as fast as a sort in a lazy plan here)."""
-    runs = rows.select(_packed_key().alias("_key")).get_column("_key").sort(descending=True).rle()
-    return _points_of_runs(runs.struct.unnest())
-
-
-def _points_of_runs(runs: pl.DataFrame) -> pl.DataFrame:
-    """``[_G, tp, fp, _P, _N]`` points (threshold descending) from the runs ``[len, value]`` of the keys
-    of :func:`_packed_key`, sorted descending."""
-    value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
-    block = value // pl.lit(2, pl.UInt128)  # the group and the score
-    positive = (value % pl.lit(2, pl.UInt128)) == 1
-    runs = runs.select(
-        (value // pl.lit(1 << 65, pl.UInt128)).cast(pl.UInt64).alias(_G),
-        (block != block.shift(-1)).fill_null(True).alias("_end"),
-        n.cum_sum().alias("_k"),
-        pl.when(positive).then(n).otherwise(0).cum_sum().alias("tp"),
-    )
-    g = pl.col(_G)
-    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
-
-    def within(name: str) -> pl.Expr:  # running counts over all groups, less those where the group began
-        running = pl.col(name)
-        return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
-
-    k, tp = pl.col("_k"), pl.col("tp")
-    return runs.filter("_end").with_columns(within("_k"), within("tp")).select(
-        g, tp, (k - tp).alias("fp"),
-        pl.when(last).then(tp).backward_fill().alias("_P"),
-        pl.when(last).then(k - tp).backward_fill().alias("_N"),
-    )
+    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[_G, _L, _S]`` rows, ``_G`` a 63-bit
+    hash (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
+    points = points_of_rows(rows, pl.UInt64, score=False)
+    return points.select(_G, "tp", "fp", "_P", (pl.col("_n") - pl.col("_P")).alias("_N"))
 
 
 def group_points(

@@ -18,9 +18,10 @@ from typing import Final
 
 import polars as pl
 
-from frame_eval.classification.grouped_scores import _G, _L, _S
+__all__ = ["packed_group_points", "points_of_rows"]
 
-__all__ = ["packed_group_points"]
+# the columns of the rows and points: the group's number, the positive label, the score
+_G, _L, _S = "__fe_group", "__fe_positive", "__fe_score"
 
 _HALF: Final = 1 << 63
 _ALL_ONES: Final = (1 << 64) - 1
@@ -45,7 +46,7 @@ def packed_group_points(
     else:
         totals = base.select(pl.lit(0, pl.UInt32).alias(_G), *counts)
         rows = base.with_columns(pl.lit(0, pl.UInt32).alias(_G))
-    return totals, rows.select(_G, _L, _S).map_batches(_points_of_rows, schema=_POINTS)
+    return totals, rows.select(_G, _L, _S).map_batches(points_of_rows, schema=_POINTS)
 
 
 def _order(score: pl.Expr) -> pl.Expr:
@@ -61,9 +62,13 @@ def _score(order: pl.Expr) -> pl.Expr:
     return bits.reinterpret(dtype=pl.Float64)
 
 
-def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
-    """``[_G, _k, tp, fp, _n, _P, <score>]`` from ``[_G, <label>, <score>]`` rows (a frame function: a
-    Series sorts faster on its own than inside a lazy plan)."""
+def points_of_rows(
+    rows: pl.DataFrame, group: type[pl.DataType] = pl.UInt32, *, score: bool = True
+) -> pl.DataFrame:
+    """``[_G, _k, tp, fp, _n, _P, <score>]`` points from ``[_G, <label>, <score>]`` rows, each group's
+    points together, threshold descending (the score column left out with ``score=False``; ``_G`` cast
+    to ``group``, wide enough for the group numbers). A frame function: a Series sorts faster on its
+    own than inside a lazy plan."""
     big = pl.UInt128
     key = (
         pl.col(_G).cast(big) * pl.lit(1 << 65, big) + _order(pl.col(_S)).cast(big) * pl.lit(2, big)
@@ -73,8 +78,8 @@ def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
     value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
     block = value // pl.lit(2, big)  # the group and the score
     runs = runs.select(
-        (value // pl.lit(1 << 65, big)).cast(pl.UInt32).alias(_G),
-        _score((block % pl.lit(1 << 64, big)).cast(pl.UInt64)).alias(_S),
+        (value // pl.lit(1 << 65, big)).cast(group).alias(_G),
+        *([_score((block % pl.lit(1 << 64, big)).cast(pl.UInt64)).alias(_S)] if score else []),
         (block != block.shift(-1)).fill_null(True).alias("_end"),
         n.cum_sum().alias("_k"),
         pl.when((value % pl.lit(2, big)) == 1).then(n).otherwise(0).cum_sum().alias("tp"),
@@ -90,5 +95,5 @@ def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
     return runs.filter("_end").with_columns(within("_k"), within("tp")).select(
         g, k, tp, (k - tp).alias("fp"),
         pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),
-        _S,
+        *([_S] if score else []),
     )
