@@ -5,7 +5,9 @@ group's (label, score) rows in an aggregation, which costs polars about five
 times a plain sort of as many numbers. :func:`packed_group_points` gives the
 same frames from one such plain sort: each row becomes one unsigned 128-bit
 integer, ``group * 2^65 + order(score) * 2 + label``, where ``group`` numbers
-the groups exactly (in the keys' order) and ``order`` maps a double to an
+the groups exactly (in the keys' order; ``scores()`` uses a 63-bit hash of the
+keys instead, see :mod:`~frame_eval.classification.grouped_scores`, through the
+same :func:`points_of_rows`) and ``order`` maps a double to an
 unsigned 64-bit integer in the same order. Sorted descending, the keys put
 each group's rows together, scores descending; a run of equal keys is the
 rows of one group, score and label, so the run lengths are the counts.
