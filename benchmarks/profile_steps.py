@@ -17,7 +17,8 @@ import polars as pl
 
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval import classification as C
-from frame_eval.judged import RunColumns, _score_ranks, evaluation_frame, rank_expr
+from frame_eval.judged import RunColumns, evaluation_frame
+from frame_eval.judged_ranks import _score_ranks, rank_expr
 from frame_eval.ranking import batched
 from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import resolve

@@ -227,7 +227,7 @@ UNOPTIMIZED_ROWS = 5_000
 # judged frame: without it, 6,000 rows take 10 % less time, 20,000 rows 5 %, 100,000 rows the same
 EVALUATION_UNOPTIMIZED_ROWS = 50_000
 # an eager input above this many run rows is ranked a slice of this many rows at a time (a window
-# function's working memory grows with its rows; see ``judged._score_ranks``)
+# function's working memory grows with its rows; see ``judged_ranks._score_ranks``)
 CHUNK_ROWS = 1_250_000
 
 

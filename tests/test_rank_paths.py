@@ -1,6 +1,6 @@
 """The two ways evaluate() ranks, against pytrec_eval and against each other.
 
-``judged._score_ranks`` ranks by the score alone, in windows
+``judged_ranks._score_ranks`` ranks by the score alone, in windows
 keyed by a 64-bit hash of the query keys, and takes the exact (score, doc_id)
 rank only for queries that fail one of two exact checks: a tie (the rank sum is
 short of n (n + 1) / 2) or a hash shared with another query. These tests drive
@@ -22,7 +22,7 @@ import pytest
 from test_pytrec_eval_parity import TREC_MEASURES, assert_same, pytrec_values, random_case
 
 import frame_eval as fe
-from frame_eval import _checks, judged
+from frame_eval import _checks, judged, judged_ranks
 
 PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
 NAMES = [name for _, name in PAIRS]
@@ -62,7 +62,7 @@ def assert_matches_pytrec(run: pl.DataFrame, qrels: pl.DataFrame) -> None:
 def exact_rows(run: pl.DataFrame) -> pl.DataFrame:
     """The rows _score_ranks recomputes exactly, for a run of string or integer ids."""
     cols = judged.RunColumns()
-    *_, exact = judged._score_ranks(run.lazy(), cols, run.schema["doc_id"])
+    *_, exact = judged_ranks._score_ranks(run.lazy(), cols, run.schema["doc_id"])
     return exact.collect()
 
 
@@ -107,7 +107,7 @@ def test_colliding_hashes_fall_back_to_exact_ranks(
     run, qrels = random_case(seed, integer_ids=bool(seed % 2), near_ties=False)
     if not ties:
         run = distinct_scores(run, seed)
-    monkeypatch.setattr(judged, "_group_hash", COLLIDING[collide])
+    monkeypatch.setattr(judged_ranks, "_group_hash", COLLIDING[collide])
     assert_matches_pytrec(run, qrels)
     # lazy and with options, the compact path equals the exact full judged frame
     options = {"depth": 4 if seed % 2 else None, "complete": seed % 3 == 0}
@@ -131,7 +131,7 @@ def test_systems_with_colliding_hashes(monkeypatch: pytest.MonkeyPatch, seed: in
         r.ireval.evaluate(qrels, NAMES, shape="wide").select(pl.lit(s).alias("system"), pl.all())
         for s, r in (("a", run_a), ("b", run_b))
     ])
-    monkeypatch.setattr(judged, "_group_hash", COLLIDING["pairs of queries share a window"])
+    monkeypatch.setattr(judged_ranks, "_group_hash", COLLIDING["pairs of queries share a window"])
     together = runs.ireval.evaluate(qrels, NAMES, by="system", shape="wide")
     assert_same(together, separately)
 
@@ -147,7 +147,7 @@ def test_a_tie_hidden_by_a_shared_window_is_caught(monkeypatch: pytest.MonkeyPat
         "score": [1.0, 1.0, 1.0, 2.0, 2.0],
     })
     qrels = pl.DataFrame({"query_id": ["A", "B"], "doc_id": ["a", "y"], "relevance": [1, 1]})
-    monkeypatch.setattr(judged, "_group_hash", COLLIDING["every query in one window"])
+    monkeypatch.setattr(judged_ranks, "_group_hash", COLLIDING["every query in one window"])
     exact = exact_rows(run).sort("query_id", "doc_id")
     assert exact["query_id"].to_list() == ["A", "A", "A", "A", "B"]
     # d first; the tie at 1.0 goes by doc_id descending as text: c, b, then the relevant a

@@ -1,0 +1,178 @@
+"""The ranking of runs: trec_eval's order of documents within each query, as lazy plans.
+
+:func:`rank_expr` is the exact rank (score descending, then doc_id descending as text);
+:func:`_score_ranks` ranks by the score alone and takes the exact rank only where it can
+differ (ties, shared windows), optionally a slice of rows at a time; :func:`_sorted_ranks`
+ranks a small input in one sort. :mod:`frame_eval.judged` joins the ranks with the qrels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from frame_eval.judged_columns import RunColumns
+
+
+def rank_expr(cols: RunColumns, doc_dtype: pl.DataType) -> pl.Expr:
+    """1-based rank within each query: score descending, then doc_id descending as text.
+
+    One stable ordinal rank of the (score, doc_id) pair per query: exact for every
+    input, and what :func:`judge_lazy` uses for the whole frame. The evaluation path
+    ranks by score alone and applies this only to queries with tied scores or a
+    shared key hash (see :func:`_score_ranks`).
+    """
+    tie = pl.col(cols.doc_id)
+    if doc_dtype != pl.String:
+        tie = tie.cast(pl.String)
+    # trec_eval 10.0 compares the scores as doubles (-0.0 ties with 0.0, as in C)
+    order = pl.struct(pl.col(cols.score), tie)
+    return order.rank("ordinal", descending=True).over(cols.query_keys).cast(pl.UInt32).alias(cols.rank)
+
+
+def _sorted_ranks(run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType) -> pl.LazyFrame:
+    """``[*keys, doc_id, score, rank]`` sorted by the keys and rank, with :func:`rank_expr`'s ranks
+    (for distinct (keys, doc_id) pairs): one sort by the keys, score descending and doc_id
+    descending as text, each row's rank its position after the first row of its query. For
+    a few rows this costs less than a window per query."""
+    keys = cols.query_keys
+    tie = pl.col(cols.doc_id)
+    if doc_dtype != pl.String:
+        tie = tie.cast(pl.String)
+    # rows with equal sort keys repeat a (keys, doc_id) pair: an error, or left out by
+    # duplicates="max" before ranking, so the sort needs no stable order
+    order = run.select(*keys, cols.doc_id, cols.score).sort(
+        [*keys, cols.score, tie], descending=[*(False for _ in keys), True, True]
+    )
+    row = pl.int_range(pl.len(), dtype=pl.UInt32)
+    changed = [pl.col(k).ne_missing(pl.col(k).shift()) for k in keys]
+    starts = changed[0] if len(changed) == 1 else pl.any_horizontal(changed)
+    return order.with_columns((row - pl.when(starts).then(row).forward_fill() + 1).alias(cols.rank))
+
+
+_GROUP = "__frame_eval_group"
+_NUM_RET = "__frame_eval_num_ret"
+_RANK_SUM = "__frame_eval_rank_sum"
+_EXACT = "__frame_eval_exact_rank"
+_REPEATS = "__frame_eval_repeats"
+
+
+def _group_hash(keys: Sequence[str]) -> pl.Expr:
+    """64-bit hash of the query keys: the window the score ranks are taken in (tests replace
+    it with a colliding one to exercise the exact path)."""
+    return pl.struct(keys).hash() if len(keys) > 1 else pl.col(keys[0]).hash()
+
+
+def _score_ranks(
+    run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
+    slices: Sequence[tuple[int, int]] = (),
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
+    """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
+
+    Ranking every row by the (score, doc_id) pair is the costliest step of an
+    evaluation; ranking by the score alone (``"min"`` ranks), in
+    windows keyed by a 64-bit hash of the query keys, costs about half. Those ranks
+    are trec_eval's for every query that has no tied scores and a window of its own,
+    and both conditions are checked exactly from sums the group-by computes anyway:
+
+    - a query of ``n`` documents without ties, alone in its window, has the min ranks
+      ``1..n``, summing to ``n (n + 1) / 2``; a tie makes the sum smaller;
+    - a window shared by two queries (equal hashes) shows as one hash on two groups.
+      Sharing only raises ranks, so it can lift a tied query's sum to exactly
+      ``n (n + 1) / 2``; hence the second check.
+
+    Every query of a window that fails either check is ranked again by the pair.
+
+    ``slices`` (``(offset, length)`` pairs covering an in-memory run, whose slices cost nothing):
+    the windows are taken within each slice, one slice after the other. A window function's
+    working memory grows with its rows (at 10M rows about 300 MB for a 40 MB rank column), a
+    slice's is a fraction of it, and the values do not change: a query cut by a slice boundary
+    has windows short of its rows, so its rank sum is short of ``n (n + 1) / 2`` and it is
+    ranked again by the pair. A run stored by query (as TREC runs are) has few such queries.
+    Repeated documents are counted per window too (a distinct count's hash sets also grow with
+    the rows), and over all rows of the re-ranked queries, where a slice boundary may part two
+    copies of a document.
+
+    Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
+    columns as read once (the data checks count on them; a sliced run's own, in memory, so that
+    the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
+    ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
+    distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
+    positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
+    the (score, doc_id) rank of every document of the re-ranked queries (usually none), which
+    takes precedence over ``rank``.
+
+    ``small`` (an eager input of a few rows, where the cost is per step, not per row): every
+    row is ranked by the pair at once, in one sort (:func:`_sorted_ranks`), and ``exact`` is
+    ``None``.
+    """
+    keys = cols.query_keys
+    n = pl.len().cast(pl.UInt64)
+    repeated = (n - pl.col(cols.doc_id).hash().n_unique()).alias(_REPEATS)
+    total = pl.col(_REPEATS).sum().cast(pl.UInt64).alias("count")
+    if small:
+        ranked = _sorted_ranks(run, cols, doc_dtype).cache()
+        groups = ranked.group_by(keys).agg(pl.len().cast(pl.UInt32).alias(_NUM_RET), repeated).cache()
+        repeats = groups.select(total)
+        by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
+        return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, None
+    score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
+
+    sliced = len(slices) > 1
+
+    def rank_by_score(rows: pl.LazyFrame) -> pl.LazyFrame:
+        ranks = rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+            score_rank.cast(pl.UInt32).alias(cols.rank)
+        )
+        # an in-memory run (sliced) is counted where it is: the cached ranks need no score or hash
+        return ranks.select(*keys, cols.doc_id, cols.rank) if sliced else ranks
+
+    if sliced:
+        pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
+        ranked = pl.concat(pieces, parallel=False)
+    else:
+        ranked = rank_by_score(run)
+    ranked = ranked.cache()  # read three times below: rank once
+    groups = ranked.group_by(keys).agg(
+        pl.len().cast(pl.UInt32).alias(_NUM_RET),
+        *([] if sliced else [pl.col(_GROUP).first()]),
+        pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
+        *([] if sliced else [repeated]),
+    )
+    if sliced:  # the hash of 100,000 query keys costs less than carrying it on 10M ranked rows
+        groups = groups.with_columns(_group_hash(keys).alias(_GROUP))
+    groups = groups.cache()  # read by the evaluation, the exact re-rank and the duplicate check
+    suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
+    if sliced:
+        # from the run itself (in memory: read again for free), so that no step waits for the
+        # groups with all ranked rows held for it; read by the exact ranks and the repeats
+        queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
+        again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
+        per_window = [
+            run.slice(start, length).group_by(_group_hash(keys).alias(_GROUP)).agg(repeated).select(_REPEATS)
+            for start, length in slices
+        ]
+        per_query = again.group_by(keys).agg(repeated)
+        repeats = pl.concat([*per_window, per_query.select(_REPEATS)], parallel=False)
+        repeats = repeats.select(total)
+    else:
+        again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
+        repeats = groups.select(total)
+    exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
+    by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
+    scored = run.select(*keys, cols.doc_id, cols.score) if sliced else ranked
+    return scored, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
+
+
+_SAMPLE_ROWS = 100_000
+
+
+def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str]) -> bool:
+    """Whether the first rows of an eager run come a query at a time (as TREC runs do), so that
+    slices of rows part few queries; only the speed of ranking by slices depends on it."""
+    key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
+    changes, distinct = run.head(_SAMPLE_ROWS).select(
+        (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
+    ).collect(engine="in-memory").row(0)
+    return changes + 1 <= 2 * distinct
