@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import polars as pl
@@ -177,18 +177,7 @@ class RankingMethods(NamespaceBase[FrameT]):
                    "shape": shape, "labels": labels, "names": names, "judged_only": judged_only, "rel": rel,
                    "collection_size": collection_size, "ties": ties}
         scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
-        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
-            shape_key = _reuse.key_of(("evaluate", measures, dataclasses.astuple(cols), *options.items()))
-            found = _reuse.collect(
-                self._frame, qrels, shape_key,
-                lambda run, judged: _core.evaluate(run, judged, measures, cols, **options), stacklevel=5,
-            )
-            if found is not None:
-                return found  # type: ignore[return-value]
-        result = _core.evaluate(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
-        )
-        return self._finish(result)
+        return self._planned(_core.evaluate, qrels, measures, cols, options, scale)
 
     @_evaluates
     def summarize(
@@ -255,18 +244,25 @@ class RankingMethods(NamespaceBase[FrameT]):
                    "collection_size": collection_size, "aggregate": aggregate, "ties": ties, "ci": ci,
                    "ci_method": ci_method, "n_resamples": n_resamples, "seed": seed}
         scale = Partitioning.of(self._frame, qrels, partitions, memory_limit, progress)
-        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():  # a small call reuses its plan
-            shape_key = _reuse.key_of(("summarize", measures, dataclasses.astuple(cols), *options.items()))
+        return self._planned(_core.summarize, qrels, measures, cols, options, scale)
+
+    def _planned(
+        self, build: Callable[..., pl.LazyFrame], qrels: Any, measures: _core.MeasureArg, cols: RunColumns,
+        options: dict[str, Any], scale: Partitioning,
+    ) -> FrameT:
+        """``build(run, qrels, measures, cols, **options)`` (``_core.evaluate`` or ``_core.summarize``) as
+        this frame's result; a small eager call reuses the plan of an earlier call of the same shape
+        (:mod:`frame_eval._reuse`)."""
+        if isinstance(self._frame, pl.DataFrame) and scale.one_plan():
+            key = _reuse.key_of((build.__name__, measures, dataclasses.astuple(cols), *options.items()))
             found = _reuse.collect(
-                self._frame, qrels, shape_key,
-                lambda run, judged: _core.summarize(run, judged, measures, cols, **options), stacklevel=5,
+                self._frame, qrels, key, lambda run, judged: build(run, judged, measures, cols, **options),
+                stacklevel=6,
             )
             if found is not None:
                 return found  # type: ignore[return-value]
-        result = _core.summarize(
-            to_lazy(self._frame, "run"), to_lazy(qrels, "qrels"), measures, cols, **options, scale=scale
-        )
-        return self._finish(result)
+        run, judgements = to_lazy(self._frame, "run"), to_lazy(qrels, "qrels")
+        return self._finish(build(run, judgements, measures, cols, **options, scale=scale))
 
     def ranking_curve(
         self,
