@@ -22,10 +22,6 @@ import polars as pl
 _CHECK = "__frame_eval_problems"
 
 
-def schema_of(frame: pl.LazyFrame) -> pl.Schema:
-    return frame.collect_schema()
-
-
 def require_columns(schema: pl.Schema, columns: Iterable[str], frame: str, hint: str = "") -> None:
     """Raise a ``ValueError`` naming every missing column and the columns that exist."""
     missing = [c for c in columns if c not in schema]
