@@ -124,7 +124,11 @@ def per_query_wide(
         suffixes = (_NUM, _DEN)
         picks = [pl.col(e.meta.output_name()) for e in exprs]
     else:  # measures of one family at several cutoffs share one pass (ranking.batched)
-        built, columns = _aggregations(tuple(measures), tuple(roles.items()))
+        # a small eager call takes each parts measure as one expression: the parts' extra aggregations
+        # (nDCG@10: eleven per query) cost it more planning than they save (the same bits either way)
+        state = _checks.current()
+        parts = state is None or not state.small
+        built, columns = _aggregations(tuple(measures), tuple(roles.items()), parts)
         exprs, picks = list(built), list(columns)
         suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
@@ -139,11 +143,11 @@ def per_query_wide(
 
 @functools.lru_cache(maxsize=256)
 def _aggregations(
-    measures: tuple[Measure, ...], roles: tuple[tuple[str, str], ...]
+    measures: tuple[Measure, ...], roles: tuple[tuple[str, str], ...], parts: bool
 ) -> tuple[tuple[pl.Expr, ...], tuple[pl.Expr, ...]]:
-    """:func:`batched.aggregations`, built once per measures and columns (expressions are immutable;
-    building them costs a small call more than some of its steps)."""
-    aggs, columns = batched.aggregations(measures, dict(roles), _MEASURE)
+    """:func:`batched.aggregations`, built once per measures, columns and form (expressions are
+    immutable; building them costs a small call more than some of its steps)."""
+    aggs, columns = batched.aggregations(measures, dict(roles), _MEASURE, parts=parts)
     return tuple(aggs), tuple(columns)
 
 

@@ -101,3 +101,27 @@ def test_parts_give_the_expressions_bits(seed: int) -> None:
         assert parts.equals(alone), name
     (deep,) = fe.parse_measures("nDCG@21")  # beyond the parts' cutoffs: the one expression
     assert deep.spec.build_parts is not None and deep.spec.build_parts(roles, 21, **deep.kwargs) is None
+
+
+def test_small_and_other_calls_each_get_their_own_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small eager call plans nDCG as one expression, any other call from its parts; the cached
+    aggregations keep the two apart (a small call first must not hand its form to a lazy call)."""
+    from frame_eval import _reuse
+    from frame_eval import evaluate as core
+
+    forms: list[bool] = []
+    real = batched.aggregations
+
+    def recording(*args: object, parts: bool = True) -> tuple[list[pl.Expr], list[pl.Expr]]:
+        forms.append(parts)
+        return real(*args, parts=parts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batched, "aggregations", recording)
+    core._aggregations.cache_clear()
+    _reuse.clear()
+    run, qrels = random_case(3, integer_ids=True)
+    small = run.ireval.evaluate(qrels, ["nDCG@10"])
+    lazy = run.lazy().ireval.evaluate(qrels.lazy(), ["nDCG@10"]).collect()
+    assert forms == [False, True]
+    assert small.equals(lazy)
+    core._aggregations.cache_clear()

@@ -20,7 +20,6 @@ from typing import Any
 
 import polars as pl
 
-from frame_eval import _checks
 from frame_eval._float import divide
 from frame_eval.ranking._common import _columns, _in_ranks, _relevant
 from frame_eval.registry import MAX_CUTOFF, Measure
@@ -73,7 +72,7 @@ def _batched_value(m: Measure) -> Any:
 
 
 def aggregations(
-    measures: Sequence[Measure], roles: Mapping[str, str], name: str
+    measures: Sequence[Measure], roles: Mapping[str, str], name: str, *, parts: bool = True
 ) -> tuple[list[pl.Expr], list[pl.Expr]]:
     """The aggregations computing ``measures`` and the expressions that give each its column.
 
@@ -83,6 +82,8 @@ def aggregations(
     cutoffs (or values of its ``batch_param``) share one pass when the family has
     ``build_cutoffs`` and it takes those parameters; every other measure is its own
     aggregation, computed once for measures with the same builder, cutoff and parameters.
+    With ``parts`` (the default), a measure whose family has ``build_parts`` is computed from
+    those plain aggregations, combined after the group-by (the same bits as its one expression).
     """
     groups: dict[Any, list[int]] = {}
     for i, m in enumerate(measures):
@@ -118,10 +119,6 @@ def aggregations(
                 derived[i] = ([position[p.name] for p in parts], combine)
     # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
     built: dict[Any, pl.Expr] = {}
-    # a small eager call plans its parts measures as one expression each: the parts' extra aggregations
-    # (nDCG@10: eleven per query) cost a small call more planning than they save (same bits either way)
-    state = _checks.current()
-    small = state is not None and state.small
     for i, m in enumerate(measures):
         if i in done or i in derived:
             continue
@@ -129,7 +126,7 @@ def aggregations(
         if same in built:
             columns.append(built[same].alias(f"{name}{i}"))
             continue
-        build_parts = None if small else m.spec.build_parts
+        build_parts = m.spec.build_parts if parts else None
         parts = None if build_parts is None else build_parts(roles, m.cutoff, **m.kwargs)
         if parts is not None:  # several plain aggregations, combined per query after the group-by
             pieces, combine = parts
