@@ -1,9 +1,11 @@
 """The README's measure tables, generated from the registry: ``python -m frame_eval.docs``.
 
-Every classification family declares its row with ``doc=Doc(...)`` in its
-registry entry (:class:`frame_eval.registry.Doc`): the expression functions,
-what the value is and when it is null; the names and aliases come from the
-entry itself. ``python -m frame_eval.docs`` prints the table;
+Every measure family declares its row with ``doc=Doc(...)`` in its registry
+entry (:class:`frame_eval.registry.Doc`): the expression functions, what the
+value is, and when it is null (classification) or trec_eval's names for it
+(ranking); the names and aliases come from the entry itself. A ranking row may
+document several families (``covers``: SetP's row holds SetR, SetAP and
+set_relative_P). ``python -m frame_eval.docs`` prints the table;
 ``python -m frame_eval.docs --write README.md`` replaces the README's copy
 between its marker comments, and ``tests/test_readme_generated.py`` checks that
 the two are the same, byte for byte.
@@ -15,13 +17,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from frame_eval.registry import MeasureSpec, specs
+from frame_eval.registry import Doc, MeasureSpec, specs
 
-__all__ = ["CLASSIFICATION", "COMMAND", "classification_table", "main", "replace_section", "section",
-           "section_markers"]
+__all__ = ["CLASSIFICATION", "COMMAND", "RANKING", "classification_table", "main", "ranking_table",
+           "replace_section", "section", "section_markers"]
 
 CLASSIFICATION = "classification-measures"
+RANKING = "ranking-measures"
 HEADER = ("measure", "also accepted", "expression", "value", "null when")
+RANKING_HEADER = ("measure", "trec_eval name", "expression", "value")
 COMMAND = "python -m frame_eval.docs --write README.md"
 
 
@@ -37,16 +41,36 @@ def _ticked(names: tuple[str, ...] | list[str]) -> str:
     return ", ".join(f"`{name}`" for name in names)
 
 
-def _row(spec: MeasureSpec) -> list[str]:
-    doc = spec.doc
-    if doc is None:
+def _documented(spec: MeasureSpec) -> Doc:
+    if spec.doc is None:
         raise ValueError(
-            f"classification measure {spec.name!r} has no doc=Doc(...) in its registry entry: add one "
+            f"{spec.kind} measure {spec.name!r} has no doc=Doc(...) in its registry entry: add one "
             f"(its README row), then run {COMMAND}"
         )
+    return spec.doc
+
+
+def _expressions(doc: Doc) -> str:
+    """The expression column: each function in code, or the Markdown as written when it holds code."""
+    if "`" in doc.expression:
+        return doc.expression
+    return _ticked([e.strip() for e in doc.expression.split(",")])
+
+
+def _row(spec: MeasureSpec) -> list[str]:
+    doc = _documented(spec)
     accepted = ", ".join(part for part in (_ticked(spec.aliases), doc.accepted) if part)
-    expressions = _ticked([e.strip() for e in doc.expression.split(",")])
-    return [_ticked(doc.names or (spec.name,)), accepted, expressions, _escaped(doc.value), doc.null_when]
+    names = _ticked(doc.names or (spec.name,))
+    return [names, accepted, _expressions(doc), _escaped(doc.value), doc.null_when]
+
+
+def _ranking_row(spec: MeasureSpec, covered: list[MeasureSpec]) -> list[str]:
+    doc = _documented(spec)
+    aliases = [a for s in (spec, *covered) for a in s.aliases]
+    names = _ticked(doc.names or (spec.name,))
+    if aliases:
+        names += f" (alias{'es' if len(aliases) > 1 else ''} {_ticked(aliases)})"
+    return [names, doc.trec, _expressions(doc), _escaped(doc.value)]
 
 
 def _table(header: tuple[str, ...], rows: list[list[str]]) -> str:
@@ -58,9 +82,9 @@ def _table(header: tuple[str, ...], rows: list[list[str]]) -> str:
 MODULE_ORDER = ("rates", "curves", "probabilistic", "multiclass", "calibration", "thresholds")
 
 
-def _place(spec: MeasureSpec) -> int:
+def _place(spec: MeasureSpec, order: tuple[str, ...] = MODULE_ORDER) -> int:
     module = spec.build.__module__.rsplit(".", 1)[-1]
-    return MODULE_ORDER.index(module) if module in MODULE_ORDER else len(MODULE_ORDER)
+    return order.index(module) if module in order else len(order)
 
 
 def classification_table() -> str:
@@ -73,6 +97,35 @@ def classification_table() -> str:
     import frame_eval.classification  # noqa: F401  (registers the families)
 
     return _table(HEADER, [_row(s) for s in sorted(specs("classification"), key=_place)])
+
+
+# the ranking table's order: by the module that builds the family (then registration order)
+RANKING_ORDER = ("average_precision", "gain", "precision", "reciprocal", "interpolated", "counts",
+                 "set_based", "gain_variants", "incomplete", "rank_biased", "judgement_groups", "preferences")
+
+
+def ranking_table() -> str:
+    """The ranking measure table: a row per registered family, or per group of families one row
+    documents (``Doc.covers``), in :data:`RANKING_ORDER` of their modules.
+
+    >>> print(ranking_table().splitlines()[8])
+    | `P@k` | `P.k` | `fe.ranking.precision` | relevant in the top k, divided by k |
+    """
+    import frame_eval.ranking  # noqa: F401  (registers the families)
+
+    families = {s.name: s for s in specs("ranking")}
+    covered: dict[str, list[MeasureSpec]] = {}
+    for spec in families.values():
+        for name in spec.doc.covers if spec.doc is not None else ():
+            if name not in families or name in covered or families[name].doc is not None:
+                raise ValueError(f"ranking measure {spec.name!r}: its Doc covers {name!r}, which is not a "
+                                 "registered family without a row of its own, covered once")
+            covered[name] = [families[name]]
+    rows = []
+    for spec in sorted(families.values(), key=lambda s: _place(s, RANKING_ORDER)):
+        if spec.name not in covered:
+            rows.append(_ranking_row(spec, [families[n] for n in _documented(spec).covers]))
+    return _table(RANKING_HEADER, rows)
 
 
 def section_markers(name: str) -> tuple[str, str]:
@@ -108,7 +161,7 @@ def replace_section(text: str, name: str, body: str) -> str:
     return before + "\n" + body + "\n" + after
 
 
-GENERATED = {CLASSIFICATION: classification_table}
+GENERATED = {RANKING: ranking_table, CLASSIFICATION: classification_table}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="replace the generated sections of this file in place (else print them)")
     args = parser.parse_args(argv)
     if args.write is None:
-        sys.stdout.write(classification_table())
+        sys.stdout.write("\n".join(build() for build in GENERATED.values()))
         return 0
     text = args.write.read_text(encoding="utf-8")
     for name, build in GENERATED.items():

@@ -80,7 +80,8 @@ class Doc:
     ``value``: what it computes (Markdown; ``|`` and ``*`` as they read, the table escapes
     them); ``null_when``: when the value is null; ``names``: the first column's names, when
     not the family's name alone (``F1``, ``F2``...); ``accepted``: what the second column
-    says after the aliases.
+    says after the aliases. Ranking rows: ``trec``, trec_eval's names (Markdown); ``covers``,
+    the other families this row documents (``SetR`` in ``SetP``'s row), which need no row.
 
     >>> Doc("C.tp", "positive rows predicted positive").null_when
     'never'
@@ -91,6 +92,8 @@ class Doc:
     null_when: str = "never"
     names: tuple[str, ...] = ()
     accepted: str = ""
+    trec: str = ""
+    covers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

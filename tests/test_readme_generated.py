@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,28 +16,53 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_the_readme_classification_table_is_the_generated_one_byte_for_byte() -> None:
-    shown, generated = docs.section(README, docs.CLASSIFICATION), docs.classification_table()
+@pytest.mark.parametrize("name", [docs.RANKING, docs.CLASSIFICATION])
+def test_the_readme_tables_are_the_generated_ones_byte_for_byte(name: str) -> None:
+    shown, generated = docs.section(README, name), docs.GENERATED[name]()
     if shown != generated:
         lines = list(zip(shown.splitlines(), generated.splitlines(), strict=False))
         first = next((i for i, (a, b) in enumerate(lines) if a != b), len(lines))
         pytest.fail(
-            f"README.md's classification measure table differs from the registry's (first at table line "
+            f"README.md's {name} table differs from the registry's (first at table line "
             f"{first + 1}, 1-based): run `{docs.COMMAND}` from the repository root"
         )
+
+
+def test_every_ranking_family_has_one_row_and_every_expression_named_exists() -> None:
+    import frame_eval as fe
+    from frame_eval.registry import specs
+
+    table = docs.ranking_table()
+    for spec in specs("ranking"):
+        doc = spec.doc or next(s.doc for s in specs("ranking") if s.doc and spec.name in s.doc.covers)
+        assert f"`{(doc.names or (spec.name,))[0]}`" in table
+    for expression in re.findall(r"`fe\.ranking\.(\w+)", table):
+        assert callable(getattr(fe.ranking, expression)), expression
+
+
+def test_a_ranking_row_lists_the_aliases_of_the_families_it_covers_and_a_bad_cover_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    row = next(line for line in docs.ranking_table().splitlines() if line.startswith("| `SetP`"))
+    assert "(alias `SetRelP`)" in row  # set_relative_P's alias, in SetP's row
+    from frame_eval import registry
+
+    set_p = registry._SPECS["ranking:SetP"]
+    bad = MeasureSpec(**{**set_p.__dict__, "doc": Doc("x", "y", covers=("nothing_like_it",))})
+    monkeypatch.setitem(registry._SPECS, "ranking:SetP", bad)
+    with pytest.raises(ValueError, match="covers 'nothing_like_it'"):
+        docs.ranking_table()
 
 
 def test_the_command_prints_the_table_and_writing_it_back_changes_nothing(tmp_path: Path) -> None:
     printed = subprocess.run(
         [sys.executable, "-m", "frame_eval.docs"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    assert printed == docs.classification_table()
+    assert printed == docs.ranking_table() + "\n" + docs.classification_table()
     copy = tmp_path / "README.md"
     copy.write_text(README, encoding="utf-8")
     assert docs.main(["--write", str(copy)]) == 0
-    assert copy.read_text(encoding="utf-8") == docs.replace_section(
-        README, docs.CLASSIFICATION, docs.classification_table()
-    )
+    assert copy.read_text(encoding="utf-8") == README  # the README holds the generated tables
 
 
 def test_writing_replaces_only_the_section_between_the_markers() -> None:

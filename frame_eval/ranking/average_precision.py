@@ -53,7 +53,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import Measure, Param, measure
+from frame_eval.registry import Doc, Measure, Param, measure
 
 
 def _build_ap(
@@ -135,6 +135,15 @@ AP = _spec(
     _build_ap, params=(_REL, _DENOMINATOR, _INTERPOLATION), cutoff="optional", aliases=("MAP",),
     trec_name="map", trec_cut_name="map_cut", build_cutoffs=_cutoffs_ap,
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.ap",
+        "sum of P@rank over relevant documents found (within k), divided by all relevant "
+        "(`denominator=min_kR`: by min(k, R)); `interpolation=all`: each precision replaced by the best "
+        "at its recall or beyond (VOC 2010 on), `11pt`: the mean of the best precision at recall >= 0, "
+        "0.1, ..., 1, levels read exactly (VOC 2007)",
+        names=("AP", "AP@k"),
+        trec="`map`, `map_cut.k`",
+    ),
 )
 
 def _gm_map_from_ap(params: Mapping[str, Any]) -> tuple[list[Measure], Callable[[list[pl.Expr]], pl.Expr]]:
@@ -146,12 +155,23 @@ GM_MAP = _spec(
     "gm_map", "average precision, summarised by the geometric mean (floor 0.00001)", _build_ap,
     params=(_REL,), aggregate="gmean", aliases=("GMAP",), lowest_read=_reads_relevant,
     from_others=_gm_map_from_ap,
+    doc=Doc(
+        "`fe.ranking.ap()` per query",
+        "AP per query; summary: geometric mean with trec_eval's floor 0.00001",
+        trec="`gm_map`",
+    ),
 )
 
 
 YAAP = _spec(
     "yaap", "yet another average precision (Robertson): log((1 + S) / (1 + R - S)), S AP's sum of precisions",
     _build_yaap, params=(_REL,), lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.yaap",
+        "Robertson's yet another average precision: log((1 + S) / (1 + R - S)), S the sum of precisions "
+        "at the relevant documents retrieved (AP times R)",
+        trec="`yaap` (not in `all_trec`)",
+    ),
 )
 
 

@@ -26,7 +26,7 @@ from frame_eval.ranking._common import (
     _relevant,
     _spec,
 )
-from frame_eval.registry import measure
+from frame_eval.registry import Doc, measure
 
 
 def _build_num_ret(columns: Mapping[str, str], k: int | None) -> pl.Expr:
@@ -63,6 +63,11 @@ NUM_RET = _spec(
     "NumRet", "number of documents retrieved", _build_num_ret, aggregate="sum",
     trec_name="num_ret",
     lowest_read=_reads_no_judgement,
+    doc=Doc(
+        "fe.ranking.num_ret",
+        "documents retrieved (summed in summaries)",
+        trec="`num_ret`",
+    ),
 )
 
 
@@ -70,6 +75,11 @@ NUM_REL = _spec(
     "NumRel", "number of relevant documents", _build_num_rel, params=(_REL,),
     aggregate="sum", trec_name="num_rel",
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.num_rel",
+        "relevant documents (summed)",
+        trec="`num_rel`",
+    ),
 )
 
 
@@ -77,6 +87,11 @@ NUM_REL_RET = _spec(
     "NumRelRet", "number of relevant documents retrieved", _build_num_rel_ret, params=(_REL,),
     aggregate="sum", trec_name="num_rel_ret",
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.num_rel_ret",
+        "relevant documents retrieved (summed)",
+        trec="`num_rel_ret`",
+    ),
 )
 
 
@@ -84,6 +99,11 @@ NUM_NONREL_JUDGED_RET = _spec(
     "NumNonRelJudgedRet", "number of retrieved documents judged non-relevant", _build_num_nonrel_judged_ret,
     params=(_REL,), aggregate="sum", trec_name="num_nonrel_judged_ret",
     lowest_read=_reads_judged,
+    doc=Doc(
+        "fe.ranking.num_nonrel_judged_ret",
+        "retrieved documents judged non-relevant (summed)",
+        trec="`num_nonrel_judged_ret`",
+    ),
 )
 
 
@@ -91,6 +111,11 @@ NUM_Q = _spec(
     "NumQ", "number of queries evaluated (1 per query; summed in summaries)", _build_num_q,
     aggregate="sum", trec_name="num_q",
     lowest_read=_reads_no_judgement,
+    doc=Doc(
+        "fe.ranking.num_q",
+        "queries evaluated (summed)",
+        trec="`num_q`",
+    ),
 )
 
 

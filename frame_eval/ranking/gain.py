@@ -54,7 +54,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Doc, Param, measure, register_shorthand
 
 
 def _gains(relevance: pl.Expr, gain: str, highest: pl.Expr) -> pl.Expr:
@@ -343,6 +343,15 @@ NDCG = _spec(
     params=(_GAIN, _BASE, _GAINS, _IDEAL, _DISCOUNT),
     cutoff="optional", trec_name="ndcg", trec_cut_name="ndcg_cut",
     lowest_read=_reads_table_gains, build_cutoffs=_cutoffs_ndcg, build_parts=_parts_ndcg,
+    doc=Doc(
+        "fe.ranking.ndcg",
+        "DCG / ideal DCG; `gain=linear` (judgement) or `exp` (2^g - 1), `gains=1:3;2:9` a gain table "
+        "(judgements left out keep their value), `base` of the log discount, `ideal=judged` (trec_eval) "
+        "or `retrieved` (the retrieved list re-sorted, scikit-learn's `ndcg_score`), `discount=trec` "
+        "(log_base(r + 1)) or `jk` (Järvelin-Kekäläinen's max(1, log_base r))",
+        names=("nDCG", "nDCG@k"),
+        trec="`ndcg`, `ndcg_cut.k`, `ndcg.1=3,2=9` (a gain table)",
+    ),
 )
 register_shorthand(
     "ranking", r"ndcg[._](\d+=[-+]?[\d.]+(?:,\d+=[-+]?[\d.]+)*)",
@@ -351,12 +360,25 @@ register_shorthand(
 CG = _spec(
     "CG", "cumulated gain: the gains of the documents in the top k, added up", _build_cg,
     params=(_GAIN, _GAINS), cutoff="optional", lowest_read=_reads_table_gains,
+    doc=Doc(
+        "fe.ranking.cg, fe.ranking.dcg",
+        "cumulated gain of the top k, raw or discounted; `gain=`, `gains=` (and for DCG `base=`, "
+        "`discount=`) as nDCG",
+        names=("CG@k", "DCG@k"),
+        covers=("DCG",),
+    ),
 )
 NCG = _spec(
     "nCG", "normalised cumulated gain: CG@k over k times the gain of the highest grade", _build_ncg,
     params=(_GAIN, Param("max_grade", int, 0, doc="the highest grade (0: the query's highest judgement)",
                          check=_check_max_grade)),
     cutoff="required", lowest_read=_reads_gains,
+    doc=Doc(
+        "fe.ranking.ncg",
+        "CG@k / (k gain(h)), h the highest grade: `max_grade=` the top of the scale (the same for every "
+        "query), by default the query's highest judgement; 0 when h <= 0",
+        names=("nCG@k",),
+    ),
 )
 DCG = _spec(
     "DCG", "discounted cumulated gain: gain / log2(rank + 1) over the top k, not normalised", _build_dcg,

@@ -41,7 +41,7 @@ from frame_eval.ranking._common import (
     _spec,
 )
 from frame_eval.ranking.gain import _discount
-from frame_eval.registry import measure
+from frame_eval.registry import Doc, measure
 
 
 def _build_g(columns: Mapping[str, str], k: int | None) -> pl.Expr:
@@ -125,24 +125,44 @@ def _build_bin_g(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.E
 G = _spec(
     "G", "trec_eval's G: gain over log2 of the cost of reaching it, normalised by the ideal gain",
     _build_g, lowest_read=_reads_gains,
+    doc=Doc(
+        "fe.ranking.g",
+        "trec_eval's G: gain over log2 of the cost of reaching it, over the ideal gain",
+        trec="`G`",
+    ),
 )
 
 
 NDCG_REL = _spec(
     "nDCG_rel", "trec_eval's ndcg_rel: nDCG averaged over the gaining documents' depths",
     _build_ndcg_rel, trec_name="ndcg_rel", lowest_read=_reads_gains,
+    doc=Doc(
+        "fe.ranking.ndcg_rel",
+        "nDCG averaged over the depths of the gaining documents (trec_eval's experimental measure)",
+        trec="`ndcg_rel`",
+    ),
 )
 
 
 RNDCG = _spec(
     "RnDCG", "trec_eval's Rndcg: nDCG averaged over the depths where the ideal gain drops",
     _build_rndcg, params=(_REL,), trec_name="Rndcg", lowest_read=None,
+    doc=Doc(
+        "fe.ranking.rndcg",
+        "nDCG averaged over the depths where the ideal gain drops (trec_eval's experimental measure)",
+        trec="`Rndcg`",
+    ),
 )
 
 
 BIN_G = _spec(
     "binG", "trec_eval's binG: 1 / log2(r + 2 - m) for the m-th relevant document at rank r, over R",
     _build_bin_g, params=(_REL,), lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.bin_g",
+        "1 / log2(r + 2 - m) for the m-th relevant document at rank r, over R",
+        trec="`binG`",
+    ),
 )
 
 

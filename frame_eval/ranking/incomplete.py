@@ -44,7 +44,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import measure
+from frame_eval.registry import Doc, measure
 
 INFAP_EPSILON = 0.00001
 
@@ -139,22 +139,48 @@ def _reads_judged(params: Mapping[str, object]) -> float:
 BPREF = _spec(
     "Bpref", "binary preference: how few judged non-relevant documents rank above the relevant ones",
     _build_bpref, params=(_REL,), trec_name="bpref", lowest_read=_reads_judged,
+    doc=Doc(
+        "fe.ranking.bpref",
+        "how few judged non-relevant documents rank above each relevant one",
+        trec="`bpref`",
+    ),
 )
 GM_BPREF = _spec(
     "gm_bpref", "bpref, summarised by the geometric mean (floor 0.00001)", _build_bpref,
     params=(_REL,), aggregate="gmean", lowest_read=_reads_judged,
+    doc=Doc(
+        "`fe.ranking.bpref()` per query",
+        "bpref; summary: geometric mean with the floor",
+        trec="`gm_bpref`",
+    ),
 )
 INFAP = _spec(
     "infAP", "inferred average precision (Yilmaz and Aslam), trec_eval's formula", _build_infap,
     params=(_REL,), lowest_read=None,
+    doc=Doc(
+        "fe.ranking.infap",
+        "inferred AP (negative judgements: pooled but unjudged)",
+        trec="`infAP`",
+    ),
 )
 UNJ = _spec(
     "unj", "retrieved documents without a judgement of 0 or more in the top k, over k", _build_unj,
     cutoff="required", lowest_read=_reads_judged, micro=_micro_unj,
+    doc=Doc(
+        "fe.ranking.unj",
+        "retrieved documents without a judgement >= 0 in the top k, over k",
+        names=("unj@k",),
+        trec="`unj.k` (printed `unj_5`)",
+    ),
 )
 JUDGED = _spec(
     "Judged", "judged documents in the top k, over min(k, retrieved) (ir_measures)", _build_judged,
     cutoff="optional", lowest_read=None, micro=_micro_judged,
+    doc=Doc(
+        "fe.ranking.judged_rate",
+        "ir_measures': judged documents in the top k over min(k, retrieved)",
+        names=("Judged@k",),
+    ),
 )
 
 

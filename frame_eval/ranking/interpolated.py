@@ -34,7 +34,7 @@ from frame_eval.ranking._common import (
     _relevant,
     _spec,
 )
-from frame_eval.registry import Measure, Param, measure, register_shorthand
+from frame_eval.registry import Doc, Measure, Param, measure, register_shorthand
 
 
 def _best_precision_from(found: pl.Expr, hit_ranks: pl.Expr, needed: pl.Expr) -> pl.Expr:
@@ -141,6 +141,13 @@ IPREC = _spec(
     _build_iprec, params=(_REL, _ROUNDING), cutoff="required", cutoff_type=float,
     trec_name="iprec_at_recall",
     lowest_read=_reads_relevant, build_cutoffs=_cutoffs_iprec,
+    doc=Doc(
+        "fe.ranking.iprec",
+        "interpolated precision at recall level r; `rounding=trec10` (default: round r R), `trec9` "
+        "(pytrec_eval: floor(r R + 0.9)) or `ceil` (the textbook's recall >= r)",
+        names=("IPrec@r",),
+        trec="`iprec_at_recall.r`",
+    ),
 )
 
 
@@ -183,6 +190,12 @@ ELEVEN_POINT = _spec(
     params=(Param("levels", str, "", doc="recall levels, e.g. 0.2;0.5;0.8 (default the 11)",
                   check=_check_levels), _REL, _ROUNDING),
     aliases=("11-pt_avg", "11pt"), lowest_read=_reads_relevant, from_others=_11pt_from_iprec,
+    doc=Doc(
+        "fe.ranking.eleven_point_average",
+        "interpolated precision averaged over recall levels (default the 11); `rounding=` as IPrec",
+        names=("11pt_avg(levels=0.2;0.5;0.8)",),
+        trec="`11pt_avg`, `11pt_avg..2,.5,.8`",
+    ),
 )
 register_shorthand(  # trec_eval's 11pt_avg..25,.5,.75 (printed 11pt_avg_.25,.5,.75) and our own name
     "ranking", r"11-?pt_avg(?:[._]((?:\d*\.?\d+)(?:,\d*\.?\d+)*)|\(([^()]*)\))?",

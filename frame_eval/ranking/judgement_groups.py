@@ -27,7 +27,7 @@ from frame_eval.judged import RunColumns
 from frame_eval.ranking._common import _REL, _reads_relevant, _spec
 from frame_eval.ranking.average_precision import _build_ap
 from frame_eval.ranking.precision import RPREC_MULTIPLES, _build_precision, _build_rprec_mult, _check_mult
-from frame_eval.registry import Measure, Param, register_shorthand
+from frame_eval.registry import Doc, Measure, Param, register_shorthand
 
 GROUP = "judgement_group"
 _JOIN = "\x00"  # joins a query id and a group name into one key; sorts below any character
@@ -48,6 +48,15 @@ def _build_rprec_mult_avgjg(columns: Mapping[str, str], k: int | None, *, mult: 
 MAP_AVGJG = _spec(
     "map_avgjg", "AP against each judgement group's judgements, averaged over the groups",
     _build_map_avgjg, params=(_REL,), lowest_read=_reads_relevant, reads_unjudged=True,
+    doc=Doc(
+        "(`frame_eval.ranking.judgement_groups`)",
+        "with judgement groups (`-R qrels_jg`: `query group doc relevance`): AP, P@k, Rprec_mult against "
+        "each group's judgements, averaged over the groups in name order; with one group, AP, P@k, "
+        "Rprec_mult",
+        names=("map_avgjg", "P_avgjg@k", "Rprec_mult_avgjg(mult=m)"),
+        trec="`map_avgjg`, `P_avgjg.k`, `Rprec_mult_avgjg.m`",
+        covers=("P_avgjg", "Rprec_mult_avgjg"),
+    ),
 )
 P_AVGJG = _spec(
     "P_avgjg", "P@k against each judgement group's judgements, averaged over the groups",

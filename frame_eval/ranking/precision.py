@@ -39,7 +39,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Doc, Param, measure, register_shorthand
 
 
 def _build_precision(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
@@ -165,6 +165,12 @@ P = _spec(
     "P", "precision at k: relevant documents in the top k, divided by k", _build_precision,
     params=(_REL,), cutoff="required", micro=_micro_precision,
     lowest_read=_reads_relevant, build_cutoffs=_cutoffs_precision,
+    doc=Doc(
+        "fe.ranking.precision",
+        "relevant in the top k, divided by k",
+        names=("P@k",),
+        trec="`P.k`",
+    ),
 )
 
 
@@ -172,6 +178,12 @@ R = _spec(
     "R", "recall at k: relevant documents in the top k over all relevant documents",
     _build_recall, params=(_REL,), cutoff="optional", trec_name="recall", micro=_micro_recall,
     lowest_read=_reads_relevant, build_cutoffs=_cutoffs_recall,
+    doc=Doc(
+        "fe.ranking.recall",
+        "relevant in the top k, divided by all relevant",
+        names=("R@k", "R"),
+        trec="`recall.k`",
+    ),
 )
 
 
@@ -179,6 +191,12 @@ RELATIVE_P = _spec(
     "relative_P", "relevant documents in the top k over min(k, R)", _build_relative_p,
     params=(_REL,), cutoff="required", aliases=("RelP",), micro=_micro_relative_p,
     lowest_read=_reads_relevant, build_cutoffs=_cutoffs_relative_p,
+    doc=Doc(
+        "fe.ranking.relative_precision",
+        "relevant in the top k over min(k, R)",
+        names=("relative_P@k",),
+        trec="`relative_P.k`",
+    ),
 )
 RPREC_MULT = _spec(
     "Rprec_mult", "precision at rank floor(mult * R + 0.9), R the number of relevant documents",
@@ -188,6 +206,12 @@ RPREC_MULT = _spec(
     # always show the multiple: a bare Rprec_mult stands for trec_eval's ten
     format_name=lambda params, _: f"Rprec_mult(mult={_format_multiple(params.get('mult', 1.0))}"
     + (f",rel={params['rel']})" if "rel" in params else ")"),
+    doc=Doc(
+        "fe.ranking.rprec_mult",
+        "precision at rank floor(m R + 0.9)",
+        names=("Rprec_mult(mult=m)",),
+        trec="`Rprec_mult.m` (printed `Rprec_mult_0.20`); bare: the ten default multiples",
+    ),
 )
 RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # trec_eval's default list
 register_shorthand(
@@ -201,6 +225,11 @@ RPREC = _spec(
     "Rprec", "precision at rank R, R being the number of relevant documents", _build_rprec,
     params=(_REL,), aliases=("R-prec", "R_prec"), micro=_micro_rprec,
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.r_precision",
+        "precision at rank R = number of relevant",
+        trec="`Rprec`",
+    ),
 )
 
 
@@ -208,6 +237,12 @@ SUCCESS = _spec(
     "Success", "1 if a relevant document is in the top k, else 0", _build_success,
     params=(_REL,), cutoff="required", trec_name="success", aliases=("HitRate",), micro=_micro_success,
     lowest_read=_reads_relevant, build_cutoffs=_cutoffs_success,
+    doc=Doc(
+        "fe.ranking.success",
+        "1 if a relevant document is in the top k",
+        names=("Success@k",),
+        trec="`success.k`",
+    ),
 )
 
 
@@ -216,6 +251,12 @@ SE = _spec(
     "to (1, 1)",
     _build_efficiency, params=(_REL,), cutoff="optional", aliases=("system_efficiency",),
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.system_efficiency",
+        "system efficiency 1 - d / sqrt(2), d the smallest distance of the (recall, precision) points of "
+        "ranks 1..k to (1, 1); 0 when no relevant document is found",
+        names=("SE", "SE@k"),
+    ),
 )
 
 

@@ -47,7 +47,7 @@ import polars as pl
 
 from frame_eval._float import ordered_sum
 from frame_eval.ranking._common import _spec
-from frame_eval.registry import Measure
+from frame_eval.registry import Doc, Measure
 
 COUNTS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret")
 RATIOS = ("prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
@@ -76,9 +76,17 @@ def _needs_preferences(columns: Mapping[str, str], k: int | None, **_: Any) -> p
                      "frame_eval.ranking.preferences.evaluate_preferences, or frame-eval -R prefs")
 
 
+# the README's row for all of them (on the first)
+_DOC = Doc(
+    "(`frame_eval.ranking.preferences.evaluate_preferences`)",
+    "preference judgements (`-R prefs`: `query group subgroup doc level`; `-R qrels_prefs`: qrels read as "
+    "preferences): preferences a ranking fulfils, over those possible, per group or per document pair; see "
+    "the module for each",
+    names=(*RATIOS, *COUNTS), trec="the same", covers=(*COUNTS[1:], *RATIOS),
+)
 SPECS = {
     name: _spec(name, _SUMMARIES[name], _needs_preferences, aggregate="sum" if name in COUNTS else "mean",
-                trec_name=name, reads_unjudged=True)
+                trec_name=name, reads_unjudged=True, doc=_DOC if name == COUNTS[0] else None)
     for name in (*COUNTS, *RATIOS)
 }
 

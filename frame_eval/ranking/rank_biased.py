@@ -33,7 +33,7 @@ from frame_eval.ranking._common import (
     _reads_gains,
     _spec,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Doc, Param, measure, register_shorthand
 
 
 def _build_rbp(columns: Mapping[str, str], k: int | None, *, p: float) -> pl.Expr:
@@ -88,10 +88,23 @@ _NUMBER = r"(\d*\.?\d+)"
 RBP = _spec(
     "RBP", "rank-biased precision: (1 - p) * sum of gain * p**(rank - 1)", _build_rbp,
     params=(_P,), trec_name="rbp", lowest_read=_reads_gains,
+    doc=Doc(
+        "fe.ranking.rbp",
+        "rank-biased precision, gains divided by the top grade above 1 (p defaults to trec_eval's 0.9; "
+        "ir_measures' is 0.8)",
+        names=("RBP(p=0.9)",),
+        trec="`rbp.p=0.9` (printed `rbp_p=0.9`; `rbp.0.9` accepted)",
+    ),
 )
 RBP_RESID = _spec(
     "RBP_resid", "rank-biased precision's residual: what unjudged documents could still add",
     _build_rbp_resid, params=(_P,), trec_name="rbp_resid", lowest_read=_reads_judged,
+    doc=Doc(
+        "fe.ranking.rbp_resid",
+        "RBP's residual: p^n + (1 - p) sum of p^(r-1) over unjudged ranks; 0 if none",
+        names=("RBP_resid(p=0.9)",),
+        trec="`rbp_resid.p=0.9`",
+    ),
 )
 register_shorthand("ranking", rf"rbp[._](?:p=)?{_NUMBER}", lambda m: ("RBP", {"p": float(m.group(1))}))
 register_shorthand(

@@ -32,7 +32,7 @@ from frame_eval.ranking._common import (
     _spec,
     _within,
 )
-from frame_eval.registry import Param, measure
+from frame_eval.registry import Doc, Param, measure
 
 
 def _build_rr(columns: Mapping[str, str], k: int | None, *, rel: int) -> pl.Expr:
@@ -73,16 +73,32 @@ ERR = _spec(
     _build_err, params=(Param("max_grade", int, 4, doc="the highest judgement of the scale (gdeval: 4)",
                               check=_check_max_grade),),
     cutoff="optional", lowest_read=_reads_gains,
+    doc=Doc(
+        "fe.ranking.err",
+        "expected reciprocal rank (Chapelle): stop at rank r with (2^g - 1) / 2^max_grade (4, as gdeval), "
+        "1 / r where one stops",
+        names=("ERR@k",),
+    ),
 )
 
 
 ARHR = _spec(
     "ARHR", "average reciprocal hit rank: 1 / rank added over the relevant documents in the top k",
     _build_arhr, params=(_REL,), cutoff="optional", lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.arhr",
+        "average reciprocal hit rank: 1 / rank added over the relevant documents in the top k",
+        names=("ARHR@k",),
+    ),
 )
 HITS = _spec(
     "Hits", "relevant documents in the top k", _build_hits, params=(_REL,), cutoff="optional",
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.hits",
+        "relevant documents in the top k (mean in summaries, as ranx); `HitRate@k` is `Success@k`",
+        names=("Hits@k",),
+    ),
 )
 
 
@@ -90,6 +106,12 @@ RR = _spec(
     "RR", "reciprocal rank of the first relevant document", _build_rr, params=(_REL,),
     cutoff="optional", aliases=("MRR",), trec_name="recip_rank",
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.rr",
+        "1 / rank of the first relevant document",
+        names=("RR", "RR@k"),
+        trec="`recip_rank`",
+    ),
 )
 
 

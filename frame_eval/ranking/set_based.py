@@ -45,7 +45,7 @@ from frame_eval.ranking._common import (
     _safe_ratio,
     _spec,
 )
-from frame_eval.registry import Param, measure, register_shorthand
+from frame_eval.registry import Doc, Param, measure, register_shorthand
 
 
 def _counts(columns: Mapping[str, str], rel: int) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -163,6 +163,14 @@ COLLECTION_SIZE = Param(
 SET_P = _spec(
     "SetP", "retrieved documents that are relevant, the ranking read as a set", _build_set_p,
     params=(_REL,), trec_name="set_P", micro=_micro_set_p, lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.set_precision, fe.ranking.set_recall, fe.ranking.set_ap, "
+        "fe.ranking.set_relative_precision",
+        "the ranking read as a set: rel_ret / ret, rel_ret / R, their product, rel_ret / min(ret, R)",
+        names=("SetP", "SetR", "SetAP", "set_relative_P"),
+        trec="`set_P`, `set_recall`, `set_map`, `set_relative_P`",
+        covers=("SetR", "SetAP", "set_relative_P"),
+    ),
 )
 SET_R = _spec(
     "SetR", "relevant documents that are retrieved, the ranking read as a set", _build_set_recall,
@@ -180,6 +188,12 @@ SET_F = _spec(
     "SetF", "(beta + 1) P R / (beta P + R) of set precision P and set recall R", _build_set_f,
     params=(Param("beta", float, 1.0, doc="weight of recall", check=_check_beta), _REL),
     trec_name="set_F", lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.set_f",
+        "(b + 1) P R / (b P + R) of set P and R (b linear, as trec_eval)",
+        names=("SetF(beta=b)",),
+        trec="`set_F.b`",
+    ),
 )
 register_shorthand("ranking", r"set_F[._](\d*\.?\d+)", lambda m: ("SetF", {"beta": float(m.group(1))}))
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)"
@@ -194,15 +208,33 @@ UTILITY = _spec(
         COLLECTION_SIZE,
     ),
     lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.utility",
+        "a rel_ret + b nonrel_ret + c rel_missed + d nonrel_missed (d needs `collection_size=`)",
+        names=("utility(a=,b=,c=,d=)",),
+        trec="`utility.a,b,c,d`",
+    ),
 )
 E_MEASURE = _spec(
     "E", "van Rijsbergen's E: 1 - (1 + beta^2) P R / (beta^2 P + R) of set precision and recall", _build_e,
     params=(Param("beta", float, 1.0, doc="relative weight of recall", check=_check_beta), _REL),
     aliases=("E_measure",), lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.e_measure",
+        "van Rijsbergen's 1 - (1 + b^2) P R / (b^2 P + R) of set P and R; 1 when nothing relevant is "
+        "found",
+        names=("E(beta=b)",),
+    ),
 )
 FALLOUT = _spec(
     "fallout", "non-relevant documents retrieved over the collection's non-relevant documents",
     _build_fallout, params=(_REL, COLLECTION_SIZE), lowest_read=_reads_relevant,
+    doc=Doc(
+        "fe.ranking.fallout, fe.ranking.generality",
+        "non-relevant retrieved / (N - R), and R / N, with `collection_size=` N",
+        names=("fallout", "generality"),
+        covers=("generality",),
+    ),
 )
 GENERALITY = _spec(
     "generality", "relevant documents over the collection's documents", _build_generality,
