@@ -82,6 +82,11 @@ def _table(header: tuple[str, ...], rows: list[list[str]]) -> str:
 MODULE_ORDER = ("rates", "curves", "probabilistic", "multiclass", "calibration", "thresholds")
 
 
+def _ours(kind: str) -> list[MeasureSpec]:
+    """The families frame_eval itself registers (a user's own, registered at run time, have no README row)."""
+    return [s for s in specs(kind) if s.build.__module__.startswith("frame_eval.")]
+
+
 def _place(spec: MeasureSpec, order: tuple[str, ...] = MODULE_ORDER) -> int:
     module = spec.build.__module__.rsplit(".", 1)[-1]
     return order.index(module) if module in order else len(order)
@@ -96,7 +101,7 @@ def classification_table() -> str:
     """
     import frame_eval.classification  # noqa: F401  (registers the families)
 
-    return _table(HEADER, [_row(s) for s in sorted(specs("classification"), key=_place)])
+    return _table(HEADER, [_row(s) for s in sorted(_ours("classification"), key=_place)])
 
 
 # the ranking table's order: by the module that builds the family (then registration order)
@@ -113,7 +118,7 @@ def ranking_table() -> str:
     """
     import frame_eval.ranking  # noqa: F401  (registers the families)
 
-    families = {s.name: s for s in specs("ranking")}
+    families = {s.name: s for s in _ours("ranking")}
     covered: dict[str, list[MeasureSpec]] = {}
     for spec in families.values():
         for name in spec.doc.covers if spec.doc is not None else ():

@@ -84,3 +84,16 @@ def test_a_row_escapes_pipes_and_stars_outside_code_and_a_family_without_doc_is_
     bare = MeasureSpec(name="bare", kind="classification", summary="bare", build=build)
     with pytest.raises(ValueError, match=r"'bare' has no doc=Doc\(\.\.\.\).*python -m frame_eval.docs"):
         docs._row(bare)
+
+
+def test_a_users_own_measure_gets_no_row_and_breaks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frame_eval import registry
+
+    def build(columns: object, cutoff: object) -> None:
+        return None
+
+    for kind in ("ranking", "classification"):
+        toy = MeasureSpec(name="users_toy", kind=kind, summary="toy", build=build)
+        monkeypatch.setitem(registry._SPECS, f"{kind}:users_toy", toy)
+    assert "users_toy" not in docs.ranking_table() + docs.classification_table()
+    assert docs.section(README, docs.RANKING) == docs.ranking_table()
