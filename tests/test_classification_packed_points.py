@@ -2,8 +2,9 @@
 
 :func:`frame_eval.classification.packed_points.packed_group_points` must give
 what :func:`frame_eval.classification.grouped_scores.group_points` gives (the
-same totals and points, group for group) on negative, tied and zero scores,
-several keys with nulls, no keys and no rows; and ``best_threshold`` the same
+same totals and points, group for group; the group numbers are hashes there)
+on negative, tied and zero scores, several keys with nulls, no keys and no
+rows, also with the hashes forced to collide; and ``best_threshold`` the same
 frame with either, on both engines.
 """
 
@@ -14,7 +15,7 @@ import polars as pl
 import pytest
 
 import frame_eval  # noqa: F401  (registers .ireval)
-from frame_eval.classification import frame_thresholds, grouped_scores
+from frame_eval.classification import frame_thresholds, grouped_scores, packed_points
 from frame_eval.classification.grouped_scores import _G
 from frame_eval.classification.packed_points import packed_group_points
 
@@ -39,14 +40,28 @@ def _by_keys(
     return totals.drop(_G).sort(keys, nulls_last=True), points
 
 
+def _colliding(clash: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the groups' hashes collide: all of them on one, or several groups on each of a few."""
+    def hashed(names: list[str]) -> pl.Expr:
+        return pl.lit(12345, pl.UInt64) if clash == "all" else pl.struct(names).hash() % 3
+
+    if clash != "none":
+        monkeypatch.setattr(packed_points, "_group_hash", hashed)
+
+
+@pytest.mark.parametrize("clash", ["none", "all", "some"])
 @pytest.mark.parametrize("keys", [["g"], ["g", "h"], []])
 @pytest.mark.parametrize("seed", range(4))
-def test_packed_points_are_the_per_group_sorts(seed: int, keys: list[str]) -> None:
+def test_packed_points_are_the_per_group_sorts(
+    seed: int, keys: list[str], clash: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _colliding(clash, monkeypatch)
     df = frame(seed)
     for rows in (df, df.head(0), df.filter(pl.col("g") == 1)):
         want = [x.collect() for x in grouped_scores.group_points(rows.lazy(), keys, pl.col("y"), pl.col("s"))]
         got = [x.collect() for x in packed_group_points(rows.lazy(), keys, pl.col("y"), pl.col("s"))]
-        assert got[1].schema == want[1].schema
+        assert got[1].schema == {**want[1].schema, _G: pl.UInt64}
+        assert got[1][_G].is_in(got[0][_G].implode()).all()  # no points of merged groups
         want_totals, want_points = _by_keys(*want, keys)
         got_totals, got_points = _by_keys(*got, keys)
         assert got_totals.equals(want_totals) and got_points.equals(want_points)
@@ -54,18 +69,21 @@ def test_packed_points_are_the_per_group_sorts(seed: int, keys: list[str]) -> No
         assert got_points.height == distinct.height  # a point per distinct score of a group
 
 
+@pytest.mark.parametrize("clash", ["none", "some"])
 @pytest.mark.parametrize("engine", ["in-memory", "streaming"])
 @pytest.mark.parametrize("options", [
     {"criterion": "recall", "min_specificity": 0.9}, {}, {"criterion": "f1"}, {"costs": (1, 5)},
+    {"criterion": "precision", "min_recall": 0.99},  # groups where no threshold qualifies
 ])
 def test_best_threshold_is_the_same_with_either_points(
-    options: dict[str, object], engine: str, monkeypatch: pytest.MonkeyPatch
+    options: dict[str, object], engine: str, clash: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     df = frame(7, n=5000).with_columns(pl.col("h").fill_null("c"))  # by= columns hold no nulls
 
     def best() -> pl.DataFrame:
         return df.lazy().ireval.best_threshold("y", "s", by=["g", "h"], **options).collect(engine=engine)
 
+    _colliding(clash, monkeypatch)
     packed = best()
     monkeypatch.setattr(frame_thresholds, "packed_group_points", grouped_scores.group_points)
     assert packed.height == 18 and packed.equals(best())

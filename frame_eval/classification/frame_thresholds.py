@@ -38,7 +38,7 @@ from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
 from frame_eval.classification.packed_points import packed_group_points
 from frame_eval.classification.rates import DEFAULT_RATES, RATES
-from frame_eval.classification.thresholds import BEST_THRESHOLD, best_of
+from frame_eval.classification.thresholds import BEST_THRESHOLD, best_key, best_of
 from frame_eval.registry import measure, resolve
 
 # -- counts and rates at given thresholds ----------------------------------------------------------
@@ -162,13 +162,21 @@ def best_threshold(
     # of each group's points
     tp, fp = pl.col("tp"), pl.col("fp")
     if weight is None:
+        # the key and the constraints row by row over every group's points at once (a group_by of
+        # best_of's per-group expressions costs several times more), then the first best point of each
         totals, pts = packed_group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
-        positives = pl.col("_P").first().cast(pl.Int64)
-        negatives = pl.col("_n").first().cast(pl.Int64) - positives
+        positives = pl.col("_P").cast(pl.Int64)
+        negatives = pl.col("_n").cast(pl.Int64) - positives
         curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
-        point = best_of(curve_of, True, kwargs.pop("criterion"), kwargs).alias("_best")
-        chosen = pts.group_by(GROUP_ID).agg(point)
-        best = totals.select(GROUP_ID, *keys).join(chosen, on=GROUP_ID, how="left").unnest("_best")
+        key, allowed = best_key(curve_of, True, kwargs.pop("criterion"), kwargs)
+        top = pl.col("_key") == pl.col("_key").max()
+        chosen = pts.with_columns(key.alias("_key")).filter(allowed).group_by(GROUP_ID).agg(
+            pl.col(GROUPED_SCORE).filter(top).first().alias("threshold"), tp.filter(top).first(),
+            fp.filter(top).first(),
+        )
+        best = totals.select(GROUP_ID, *keys, positives, negatives.alias("_N")).join(
+            chosen, on=GROUP_ID, how="left"
+        )
     else:
         pts = curve_points(scored, keys)
         positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()

@@ -30,7 +30,7 @@ import polars as pl
 from frame_eval._float import pairwise_sums
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows
+from frame_eval.classification.packed_points import _G, _L, _S, _group_hash, points_of_rows
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -102,12 +102,6 @@ def _sorted_per_group(
 # -- one sort of all rows: the group, the score and the label packed in one 128-bit key -------------------
 
 _RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
-
-
-def _group_hash(keys: Sequence[str]) -> pl.Expr:
-    """A 63-bit hash of the key columns (UInt64)."""
-    hashed = pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
-    return hashed // 2
 
 
 def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:

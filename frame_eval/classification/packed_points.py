@@ -4,13 +4,16 @@
 group's (label, score) rows in an aggregation, which costs polars about five
 times a plain sort of as many numbers. :func:`packed_group_points` gives the
 same frames from one such plain sort: each row becomes one unsigned 128-bit
-integer, ``group * 2^65 + order(score) * 2 + label``, where ``group`` numbers
-the groups exactly (in the keys' order; ``scores()`` uses a 63-bit hash of the
-keys instead, see :mod:`~frame_eval.classification.grouped_scores`, through the
-same :func:`points_of_rows`) and ``order`` maps a double to an
+integer, ``group * 2^65 + order(score) * 2 + label``, where ``group`` is a
+63-bit hash of the group's keys (:func:`_group_hash`; ``scores()`` numbers its
+groups the same way, see :mod:`~frame_eval.classification.grouped_scores`,
+through the same :func:`points_of_rows`) and ``order`` maps a double to an
 unsigned 64-bit integer in the same order. Sorted descending, the keys put
 each group's rows together, scores descending; a run of equal keys is the
-rows of one group, score and label, so the run lengths are the counts.
+rows of one group, score and label, so the run lengths are the counts. A group
+table (one group-by of the keys) maps the hashes back to the keys and finds
+groups whose keys share a hash; those are sorted one group at a time instead,
+so a collision costs time, never a wrong number.
 """
 
 from __future__ import annotations
@@ -28,27 +31,57 @@ _G, _L, _S = "__fe_group", "__fe_positive", "__fe_score"
 _HALF: Final = 1 << 63
 _ALL_ONES: Final = (1 << 64) - 1
 _POINTS: Final = {
-    _G: pl.UInt32, "_k": pl.Int64, "tp": pl.Int64, "fp": pl.Int64, "_n": pl.Int64, "_P": pl.Int64,
+    _G: pl.UInt64, "_k": pl.Int64, "tp": pl.Int64, "fp": pl.Int64, "_n": pl.Int64, "_P": pl.Int64,
     _S: pl.Float64,
 }
+
+
+def _group_hash(keys: Sequence[str]) -> pl.Expr:
+    """A 63-bit hash of the key columns (UInt64): a row's is its group's."""
+    hashed = pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
+    return hashed // 2
 
 
 def packed_group_points(
     frame: pl.LazyFrame, keys: Sequence[str], positive: pl.Expr, score: pl.Expr
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """What :func:`~frame_eval.classification.grouped_scores.group_points` gives (the same columns and
-    values; the groups numbered in the keys' order and their points in no set order of groups, each
-    group's points together, threshold descending), from one sort of packed keys."""
+    values but for the group numbers, UInt64 here; the points in no set order of groups, each group's
+    points together, threshold descending), from one sort of packed keys.
+
+    A group is numbered by :func:`_group_hash` of its keys (below 2^63); groups whose keys share a hash
+    are sorted one group at a time (``group_points``) and numbered from 2^63 up.
+    """
+    # (imported here: grouped_scores imports this module)
+    from frame_eval.classification.grouped_scores import group_points
+
     keys = list(keys)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
     counts = [pl.len().alias("_n"), pl.col(_L).sum().alias("_P")]
-    if keys:
-        totals = base.group_by(keys).agg(counts).sort(keys).with_row_index(_G).cache()
-        rows = base.join(totals.select(_G, *keys), on=keys, how="left", nulls_equal=True)
-    else:
-        totals = base.select(pl.lit(0, pl.UInt32).alias(_G), *counts)
-        rows = base.with_columns(pl.lit(0, pl.UInt32).alias(_G))
-    return totals, rows.select(_G, _L, _S).map_batches(points_of_rows, schema=_POINTS)
+    if not keys:
+        totals = base.select(pl.lit(0, pl.UInt64).alias(_G), *counts)
+        rows = base.with_columns(pl.lit(0, pl.UInt64).alias(_G))
+        return totals, rows.select(_G, _L, _S).map_batches(_points_of_hashed_rows, schema=_POINTS)
+    rows = base.with_columns(_group_hash(keys).alias(_G))
+    groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts).cache()  # read three times below
+    shared = pl.col(_G).is_duplicated()
+    totals = groups.filter(~shared).select(_G, *keys, "_n", "_P")
+    points = rows.select(_G, _L, _S).map_batches(_points_of_hashed_rows, schema=_POINTS)
+    points = points.join(groups.filter(shared).select(_G), on=_G, how="anti")  # merged groups' points
+    # (in the frame's order, so group_points numbers the groups alike in every plan that reads them)
+    again = frame.join(
+        groups.filter(shared).select(keys), on=keys, how="semi", nulls_equal=True, maintain_order="left"
+    )
+    more_totals, more_points = group_points(again, keys, positive, score)
+    renumbered = pl.col(_G).cast(pl.UInt64) + pl.lit(_HALF, pl.UInt64)
+    return (
+        pl.concat([totals, more_totals.with_columns(renumbered)]),
+        pl.concat([points, more_points.with_columns(renumbered)]),
+    )
+
+
+def _points_of_hashed_rows(rows: pl.DataFrame) -> pl.DataFrame:
+    return points_of_rows(rows, pl.UInt64)
 
 
 def _order(score: pl.Expr) -> pl.Expr:

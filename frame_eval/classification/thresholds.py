@@ -162,6 +162,24 @@ def _constraints(
 
 def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -> pl.Expr:
     """The position (among the points, threshold descending) of the best allowed point; null if none."""
+    key, allowed = _key_and_allowed(pts, exact, criterion, options)
+    # the highest threshold among the best: the first such point (thresholds descend); read with
+    # get(..., null_on_oob=True): gather(...).first() is typed Null by polars 2.1 on an empty group_by
+    best = allowed & (key == key.filter(allowed).max())
+    return best.arg_true().first()
+
+
+def best_key(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -> tuple[pl.Expr, pl.Expr]:
+    """(the key the best point has the highest of, whether a point may be chosen) for each of the points
+    ``pts``: expressions row by row, so they also work on the points of many groups at once, each row
+    holding its group's totals. The best point of a group is the first allowed one (thresholds descend)
+    whose key is the highest of its group's allowed points, as :func:`best_index` picks it."""
+    return _key_and_allowed(pts, exact, _resolve_criterion(criterion, options), options)
+
+
+def _key_and_allowed(
+    pts: Points, exact: bool, criterion: str, options: dict[str, Any]
+) -> tuple[pl.Expr, pl.Expr]:
     weights, costs, prevalence = options.get("weights"), options.get("costs"), options.get("prevalence")
     if criterion == "weighted":
         w_sens, w_spec = (decimal(x) for x in weights)
@@ -185,10 +203,7 @@ def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]
         pts, exact, options.get("min_specificity"), options.get("min_recall"),
         options.get("min_precision"), options.get("max_fpr"),
     )
-    # the highest threshold among the best: the first such point (thresholds descend); read with
-    # get(..., null_on_oob=True): gather(...).first() is typed Null by polars 2.1 on an empty group_by
-    best = allowed & (key == key.filter(allowed).max())
-    return best.arg_true().first()
+    return key, allowed
 
 
 def _build_best_threshold(columns: Any, cutoff: float | None, *, criterion: str, **options: Any) -> pl.Expr:
