@@ -187,7 +187,8 @@ def judged_frame(
         ranked = ranked.filter(pl.col(cols.rank) <= plan.depth)
     judged = ranked.join(plan.qrels, on=doc_keys, how="full", coalesce=True)
     rest = [c for c in plan.run.collect_schema().names() if c not in (*doc_keys, cols.score)]
-    judged = judged.select(*doc_keys, cols.rank, cols.relevance, cols.score, *rest).sort(
+    relevance = pl.col(cols.relevance).cast(pl.Int64)  # as given until here (see _prepare)
+    judged = judged.select(*doc_keys, cols.rank, relevance, cols.score, *rest).sort(
         [*keys, cols.rank, cols.doc_id], nulls_last=True
     )
     return judged, plan.problems
@@ -345,7 +346,7 @@ def evaluation_frame(
         rank = pl.when(rank <= plan.depth).then(rank)
     if plan.exact is not None:
         judged = judged.join(plan.exact, on=doc_keys, how="left")
-    judged = judged.select(*keys, rank.alias(cols.rank), cols.relevance)
+    judged = judged.select(*keys, rank.alias(cols.rank), pl.col(cols.relevance).cast(pl.Int64))
     deepest = plan.groups.select(
         *keys,
         pl.when(pl.col(_NUM_RET) > 0).then(pl.col(_NUM_RET)).alias(cols.rank),

@@ -240,3 +240,19 @@ def test_eager_paths_equal_the_lazy_plan(seed: int) -> None:
     for options in ({}, {"complete": True}, {"depth": 7}):
         lazy = alone.lazy().ireval.evaluate(qrels.lazy(), MEASURES, shape="wide", **options).collect()
         assert alone.ireval.evaluate(qrels, MEASURES, shape="wide", **options).equals(lazy), options
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.UInt8, pl.Int32, pl.UInt32, pl.UInt64])
+def test_narrow_judgements_give_the_same_frames(dtype: pl.DataType) -> None:
+    """The plan keeps the qrels' own integer relevance until the judged frames come out (no cast
+    of the cached qrels); those frames and the values are those of Int64 judgements."""
+    run, qrels = random_case(3, integer_ids=False, near_ties=False)
+    qrels = qrels.filter(pl.col("relevance") >= 0)
+    narrow = qrels.with_columns(pl.col("relevance").cast(dtype))
+    assert run.ireval.judge(narrow).schema["relevance"] == pl.Int64
+    assert run.ireval.judge(narrow).equals(run.ireval.judge(qrels))
+    for options in ({}, {"complete": True}, {"judged_only": True}, {"duplicates": "max"}):
+        expected = run.ireval.evaluate(qrels, NAMES, shape="wide", **options)
+        assert run.ireval.evaluate(narrow, NAMES, shape="wide", **options).equals(expected), options
+        lazy = run.lazy().ireval.evaluate(narrow.lazy(), NAMES, shape="wide", **options).collect()
+        assert lazy.equals(expected), options
