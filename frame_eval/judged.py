@@ -28,6 +28,7 @@ Rules (trec_eval's ``form_res_rels``):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -186,7 +187,8 @@ def judged_frame(
         ranked = ranked.filter(pl.col(cols.rank) <= plan.depth)
     judged = ranked.join(plan.qrels, on=doc_keys, how="full", coalesce=True)
     rest = [c for c in plan.run.collect_schema().names() if c not in (*doc_keys, cols.score)]
-    judged = judged.select(*doc_keys, cols.rank, cols.relevance, cols.score, *rest).sort(
+    relevance = pl.col(cols.relevance).cast(pl.Int64)  # as given until here (see _prepare)
+    judged = judged.select(*doc_keys, cols.rank, relevance, cols.score, *rest).sort(
         [*keys, cols.rank, cols.doc_id], nulls_last=True
     )
     return judged, plan.problems
@@ -249,6 +251,56 @@ def _rerank_ties(
     return frame.sort([*keys, cols.rank, cols.doc_id], nulls_last=True)
 
 
+_PAIR = f"{INTERNAL}_pair"
+_THEIRS = f"{INTERNAL}_judged"  # the suffix of the judgements' own key columns in the join
+_FALSE_MATCH = f"{INTERNAL}_false_match"
+
+
+def _pair_hash(columns: Sequence[str]) -> pl.Expr:
+    """64-bit hash of a run or qrels row's (query keys, doc_id) pair: the key of the judgements
+    join (tests replace it with a colliding one to exercise the exact fallback)."""
+    return pl.struct(columns).hash()
+
+
+def _join_judgements(
+    ranked: pl.LazyFrame, judgements: pl.LazyFrame, cols: RunColumns, evaluated: pl.LazyFrame | None
+) -> pl.LazyFrame:
+    """``[*keys, doc_id, rank, relevance]``: every judgement once (of the ``evaluated`` queries
+    only, when given), with the rank of its document in ``ranked`` (null when not retrieved).
+
+    The join's hash table holds the judgements (the ranked rows, many more, stream past it),
+    keyed by a 64-bit hash of the (keys, doc_id) pair rather than by the pair itself: at 10M run
+    rows and 1.5M judgements, a table on two string columns took about 200 MB, one on the hash
+    80. Every match is then compared on the pair itself, so two pairs sharing a hash cost
+    time, never a wrong number: a judgement matched by a document it is not gets no rank from
+    it, and the queries where that happened (almost never any) have their rows, possibly one
+    per match, brought back to one per judgement, ranked by its true match if it has one.
+    """
+    keys = cols.query_keys
+    doc_keys = [*keys, cols.doc_id]
+    pair = _pair_hash(doc_keys).alias(_PAIR)
+    joined = ranked.with_columns(pair).join(
+        judgements.with_columns(pair), on=_PAIR, how="right", build_side="force_right", suffix=_THEIRS
+    )
+    same = pl.all_horizontal(pl.col(k) == pl.col(k + _THEIRS) for k in doc_keys)
+    judged = joined.select(
+        *(pl.col(k + _THEIRS).alias(k) for k in doc_keys),
+        pl.when(same).then(pl.col(cols.rank)).alias(cols.rank),
+        cols.relevance,
+        (pl.col(cols.rank).is_not_null() & ~same).alias(_FALSE_MATCH),
+    ).cache()  # read three times: for false matches, the clean queries and the others
+    collided = judged.filter(_FALSE_MATCH).select(keys).unique()
+    if evaluated is None:
+        clean = judged.join(collided, on=keys, how="anti")
+    else:
+        collided = collided.join(evaluated, on=keys, how="semi")
+        clean = judged.join(evaluated.join(collided, on=keys, how="anti"), on=keys, how="semi")
+    mended = judged.join(collided, on=keys, how="semi").group_by(doc_keys).agg(
+        pl.col(cols.rank).max(), pl.col(cols.relevance).first()
+    )
+    return pl.concat([clean.drop(_FALSE_MATCH), mended], how="vertical")
+
+
 def evaluation_frame(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -279,17 +331,22 @@ def evaluation_frame(
     group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
-    # the hash table on the judgements: the run's ranked rows (many more) stream past it
-    judged = plan.ranked.join(group_qrels, on=doc_keys, how="right", build_side="force_right")
-    if plan.judgements is not None and not complete:  # the judgements of queries the run has
-        judged = judged.join(plan.groups.select(keys), on=keys, how="semi")
+    # the judgements of queries the run has (the plan's qrels are those already)
+    evaluated = plan.groups.select(keys) if plan.judgements is not None and not complete else None
+    state = _checks.current()
+    if state is not None and state.small:  # a few rows: the join on the pair itself, a step less
+        judged = plan.ranked.join(group_qrels, on=doc_keys, how="right", build_side="force_right")
+        if evaluated is not None:
+            judged = judged.join(evaluated, on=keys, how="semi")
+    else:
+        judged = _join_judgements(plan.ranked, group_qrels, cols, evaluated)
     # the few queries with tied scores (or a shared key hash) take their exact ranks
     rank = pl.col(cols.rank) if plan.exact is None else pl.coalesce(_EXACT, cols.rank)
     if plan.depth is not None:
         rank = pl.when(rank <= plan.depth).then(rank)
     if plan.exact is not None:
         judged = judged.join(plan.exact, on=doc_keys, how="left")
-    judged = judged.select(*keys, rank.alias(cols.rank), cols.relevance)
+    judged = judged.select(*keys, rank.alias(cols.rank), pl.col(cols.relevance).cast(pl.Int64))
     deepest = plan.groups.select(
         *keys,
         pl.when(pl.col(_NUM_RET) > 0).then(pl.col(_NUM_RET)).alias(cols.rank),

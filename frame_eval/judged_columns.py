@@ -68,7 +68,9 @@ def _prepare(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.DataType, list[_checks.Problem]]:
     """Check schemas and cast ids to one dtype per column.
 
-    Returns (run, qrels, doc dtype, checks of values the casts cannot carry)."""
+    Returns (run, qrels, doc dtype, checks of values the casts cannot carry). The qrels' relevance
+    is an integer type that Int64 holds exactly (UInt64 is cast, its values above Int64 checked);
+    the judged frames cast it to Int64."""
     problems: list[_checks.Problem] = []
     run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
     _checks.require_columns(
@@ -107,8 +109,9 @@ def _prepare(
             "judgements are small integers: check the column", value=cols.relevance,
         ))
         casts_qrels.append(pl.when(~too_large).then(pl.col(cols.relevance)).cast(pl.Int64))
-    elif qrels_schema[cols.relevance] != pl.Int64:
-        casts_qrels.append(pl.col(cols.relevance).cast(pl.Int64))
+    # a narrower integer relevance stays as it is (every value is exact in Int64): the judged frames
+    # cast it as they come out, so that the qrels the plan caches are the input's own columns (a
+    # cast there made the engine hold a copy of all judgements: at 3M of them, about 70 MB of peak)
     if cols.rank in run_schema:
         run = run.drop(cols.rank)
     if casts_run:

@@ -156,6 +156,36 @@ def test_a_tie_hidden_by_a_shared_window_is_caught(monkeypatch: pytest.MonkeyPat
     assert_matches_pytrec(run, qrels)
 
 
+PAIRS_COLLIDING = {
+    "every pair shares one hash": lambda columns: pl.lit(7, dtype=pl.UInt64),
+    "pairs share hashes in threes": lambda columns: pl.struct(columns).hash() % 3,
+}
+
+
+@pytest.mark.parametrize("collide", list(PAIRS_COLLIDING), ids=list(PAIRS_COLLIDING))
+@pytest.mark.parametrize("seed", range(6))
+def test_colliding_pair_hashes_give_the_exact_judgements(
+    monkeypatch: pytest.MonkeyPatch, collide: str, seed: int
+) -> None:
+    """The judgements join matches on a 64-bit hash of the (query, doc_id) pair and compares the
+    pairs themselves; with the hash forced to collide, judgements matched by other documents
+    (of their own query or another one, some of them qrels queries the run lacks) get their own
+    ranks or none, once each: the values are those of the exact join."""
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2), near_ties=False)
+    stored = run.sort("query_id", maintain_order=True)
+    options = [{}, {"complete": True}, {"depth": 4}]
+    expected = [stored.ireval.evaluate(qrels, NAMES, shape="wide", **o) for o in options]
+    monkeypatch.setattr(judged, "_pair_hash", PAIRS_COLLIDING[collide])
+    assert_matches_pytrec(stored, qrels)
+    for o, before in zip(options, expected, strict=True):
+        assert stored.ireval.evaluate(qrels, NAMES, shape="wide", **o).equals(before), o
+        lazy = stored.lazy().ireval.evaluate(qrels.lazy(), NAMES, shape="wide", **o).collect()
+        assert lazy.equals(before), o
+    systems = pl.concat([stored.with_columns(system=pl.lit(s)) for s in ("a", "b")])
+    together = systems.ireval.evaluate(qrels, NAMES, by="system", shape="wide")
+    assert together.filter(pl.col("system") == "b").drop("system").equals(expected[0])
+
+
 ORDER_SENSITIVE = ["AP", "AP@5", "nDCG", "nDCG@3", "nDCG(gain=exp)@10", "DCG@5", "CG@4", "RR", "P@5", "R@10"]
 
 
@@ -210,3 +240,19 @@ def test_eager_paths_equal_the_lazy_plan(seed: int) -> None:
     for options in ({}, {"complete": True}, {"depth": 7}):
         lazy = alone.lazy().ireval.evaluate(qrels.lazy(), MEASURES, shape="wide", **options).collect()
         assert alone.ireval.evaluate(qrels, MEASURES, shape="wide", **options).equals(lazy), options
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.UInt8, pl.Int32, pl.UInt32, pl.UInt64])
+def test_narrow_judgements_give_the_same_frames(dtype: pl.DataType) -> None:
+    """The plan keeps the qrels' own integer relevance until the judged frames come out (no cast
+    of the cached qrels); those frames and the values are those of Int64 judgements."""
+    run, qrels = random_case(3, integer_ids=False, near_ties=False)
+    qrels = qrels.filter(pl.col("relevance") >= 0)
+    narrow = qrels.with_columns(pl.col("relevance").cast(dtype))
+    assert run.ireval.judge(narrow).schema["relevance"] == pl.Int64
+    assert run.ireval.judge(narrow).equals(run.ireval.judge(qrels))
+    for options in ({}, {"complete": True}, {"judged_only": True}, {"duplicates": "max"}):
+        expected = run.ireval.evaluate(qrels, NAMES, shape="wide", **options)
+        assert run.ireval.evaluate(narrow, NAMES, shape="wide", **options).equals(expected), options
+        lazy = run.lazy().ireval.evaluate(narrow.lazy(), NAMES, shape="wide", **options).collect()
+        assert lazy.equals(expected), options
