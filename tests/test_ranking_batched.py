@@ -103,6 +103,17 @@ def test_parts_give_the_expressions_bits(seed: int) -> None:
     assert deep.spec.build_parts is not None and deep.spec.build_parts(roles, 21, **deep.kwargs) is None
 
 
+@pytest.mark.parametrize("names", [["nDCG@10"], ["AP", "nDCG@10"], ["gm_map", "AP", "RR", "nDCG@10"]])
+def test_parts_form_whatever_comes_before(names: list[str]) -> None:
+    """``parts=True`` computes nDCG@10 from its parts (one sum per rank, the top list, the highest
+    judgement: 12 aggregations) also after measures without parts; ``parts=False`` as one expression."""
+    measures = [m for name in names for m in fe.parse_measures(name)]
+    roles = {"rank": "rank", "relevance": "relevance"}
+    whole, _ = batched.aggregations(measures, roles, "m", parts=False)
+    split, _ = batched.aggregations(measures, roles, "m", parts=True)
+    assert len(split) == len(whole) + 11
+
+
 def test_small_and_other_calls_each_get_their_own_form(monkeypatch: pytest.MonkeyPatch) -> None:
     """A small eager call plans nDCG as one expression, any other call from its parts; the cached
     aggregations keep the two apart (a small call first must not hand its form to a lazy call)."""
