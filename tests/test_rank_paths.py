@@ -16,6 +16,9 @@ come; the public expressions, on a frame in any order, give the same bits.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -210,3 +213,29 @@ def test_eager_paths_equal_the_lazy_plan(seed: int) -> None:
     for options in ({}, {"complete": True}, {"depth": 7}):
         lazy = alone.lazy().ireval.evaluate(qrels.lazy(), MEASURES, shape="wide", **options).collect()
         assert alone.ireval.evaluate(qrels, MEASURES, shape="wide", **options).equals(lazy), options
+
+
+@pytest.mark.parametrize("judged_queries", [0, 1, 2, 3])
+def test_the_overlap_check_counts_alike_on_every_path(judged_queries: int) -> None:
+    """The run's queries with judgements are counted from the query groups (no join of the ids
+    again): fewer than half of them warns, naming both counts, on every path and lazily alike."""
+    run = pl.DataFrame({
+        "query_id": [f"q{i // 30}" for i in range(180)],
+        "doc_id": [f"d{i % 30}" for i in range(180)],
+        "score": [float(180 - i) for i in range(180)],
+    })
+    qrels = pl.DataFrame({
+        "query_id": [f"q{i}" for i in range(judged_queries)] + ["other", "other"],
+        "doc_id": ["d1"] * judged_queries + ["d1", "d2"],
+        "relevance": [1] * (judged_queries + 2),
+    })
+    message = rf"only {judged_queries} of the run's 6 queries have judgements in the qrels " \
+        rf"\({judged_queries + 1} "
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = run.ireval.evaluate(qrels, ["AP", "P@5"], shape="wide")
+        lazy = run.lazy().ireval.evaluate(qrels.lazy(), ["AP", "P@5"], shape="wide").collect()
+    texts = [str(w.message) for w in caught]
+    expected = 2 if judged_queries < 3 else 0  # half of them judged is enough
+    assert len(texts) == expected and all(re.match(message, t) for t in texts), texts
+    assert got.equals(lazy) and got.height == judged_queries
