@@ -239,3 +239,18 @@ def test_the_overlap_check_counts_alike_on_every_path(judged_queries: int) -> No
     expected = 2 if judged_queries < 3 else 0  # half of them judged is enough
     assert len(texts) == expected and all(re.match(message, t) for t in texts), texts
     assert got.equals(lazy) and got.height == judged_queries
+
+
+@pytest.mark.parametrize("repeat", [True, False])
+def test_repeated_judgements_are_found_on_every_path(repeat: bool) -> None:
+    """A (query, doc) pair judged twice raises on every path; ids that swap places between
+    the two key columns ("a", "b") and ("b", "a") are two pairs, not a repeat."""
+    run = pl.DataFrame({"query_id": ["a"] * 3 + ["b"] * 3, "doc_id": ["b", "c", "d", "a", "c", "d"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["a", "b", "a"], "doc_id": ["b", "a", "b" if repeat else "c"],
+                          "relevance": [1, 1, 2]})
+    if repeat:
+        with pytest.raises(ValueError, match=r"combinations occur more than once in the qrels"):
+            run.ireval.evaluate(qrels, ["AP"])
+    else:
+        assert run.ireval.evaluate(qrels, ["AP"], shape="wide")["AP"].to_list() == [1.0, 1.0]
