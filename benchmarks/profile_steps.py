@@ -2,12 +2,17 @@
 
     python benchmarks/profile_steps.py benchmarks/data/10M
 
-Where the time of ``run.ireval.evaluate`` and of the classification methods goes;
-the numbers quoted in the README's speed section come from here.
+Where the time of ``run.ireval.evaluate`` and of the classification methods goes: each step is
+its own sub-plan, built as ``evaluate`` builds it for an eager run (ranked a slice of rows at a
+time above ``_checks.CHUNK_ROWS``), collected alone; wall and CPU seconds (user and system, of
+this process: steadier than wall time on a shared machine). A step that needs an earlier one
+recomputes it, so read the differences of the cumulative lines. The numbers quoted in the
+README's speed section come from here.
 """
 
 from __future__ import annotations
 
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -16,59 +21,96 @@ from pathlib import Path
 import polars as pl
 
 import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval import _checks
 from frame_eval import classification as C
+from frame_eval.evaluate import _aggregations, per_query_wide
+from frame_eval.evaluate_measures import labelled
 from frame_eval.judged import RunColumns, evaluation_frame
 from frame_eval.judged_ranks import _score_ranks, rank_expr
-from frame_eval.ranking import batched
 from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import resolve
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100"]
+DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "10M"
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def best(label: str, step: Callable[[], object], repeat: int = 3) -> None:
-    times = []
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         step()
-        times.append(time.perf_counter() - start)
-    print(f"{label:56s} {min(times):7.3f} s", flush=True)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - cpu)
+    print(f"{label:62s} wall {min(walls):6.3f} s  CPU {min(cpus):6.3f} s", flush=True)
+
+
+def ranking(data: Path) -> None:
+    run_path, qrels_path = data / "run.parquet", data / "qrels.parquet"
+    best("read the Parquet files", lambda: (pl.read_parquet(run_path), pl.read_parquet(qrels_path)))
+    run, qrels = pl.read_parquet(run_path), pl.read_parquet(qrels_path)
+    cols = RunColumns()
+    best("evaluate (all steps)", lambda: run.ireval.evaluate(qrels, MEASURES, shape="wide"))
+    best("judge (the full judged frame)", lambda: run.ireval.judge(qrels))
+    best("rank every row by (score, doc_id) (judge())", lambda: run.select(rank_expr(cols, pl.String)))
+    measures = resolve(MEASURES, "ranking")
+    # as evaluate() builds it for this eager run: its slices, and judged rows no measure reads
+    # (here judgements below 1) left out
+    with _checks.deferred(rows=run.height, unoptimized_rows=_checks.EVALUATION_UNOPTIMIZED_ROWS) as state:
+        step = -(-run.height // state.chunks)
+        slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
+        _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
+        lowest = min(m.lowest_read for m in measures)
+        compact, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)
+        pairs = labelled(MEASURES, labels="canonical", names="canonical")
+        result = per_query_wide(run.lazy(), qrels.lazy(), pairs, cols, complete=False, depth=None,
+                                duplicates="error")
+        counted = _checks.Counted.of(state.checks)
+    print(f"({len(slices) or 1} slices of the run)")
+    best("rank by score (in slices)", ranked.collect)
+    best("  + the query groups (rank sums, num_ret)", lambda: pl.collect_all([ranked, groups]))
+    best("  + the exact re-rank of tied queries", lambda: pl.collect_all([ranked, groups, exact]))
+    best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
+    best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
+    frame = compact.collect()
+    best("sort it by query and rank", lambda: frame.sort("query_id", "rank", nulls_last=True))
+    frame = frame.sort("query_id", "rank", nulls_last=True)
+    # as evaluate() aggregates: rows in rank order, measures through ranking.batched (build_parts)
+    roles = (("rank", "rank"), ("relevance", "relevance"), (ORDERED, "1"))
+    aggs, columns = _aggregations(tuple(measures), roles, True)
+    best("per-query aggregation", frame.lazy().group_by("query_id").agg(aggs).select(columns).collect)
+    for m in measures:
+        one, picks = _aggregations((m,), roles, True)
+        alone = frame.lazy().group_by("query_id").agg(one).select(picks)
+        best(f"  {m.name} alone", alone.collect)
+    best("the result without the data checks", result.collect)
+    best("the data checks alone", counted.row.collect)
+    both = [result, counted.row]
+    best("the result and the data checks (as evaluate collects)", lambda: pl.collect_all(both))
+
+
+def classification(data: Path) -> None:
+    preds = pl.read_parquet(data / "predictions.parquet")
+    best("classification: .ireval.scores (AUC, AP)", lambda: preds.ireval.scores(
+        "label", "prob", by="model", metrics=["ROC_AUC", "AP"]))
+    best("classification: C.roc_auc expression", lambda: preds.group_by("model").agg(
+        C.roc_auc("label", "prob")))
+    best("classification: C.average_precision expression", lambda: preds.group_by("model").agg(
+        C.average_precision("label", "prob")))
 
 
 def main(data: Path) -> None:
-    run, qrels = pl.read_parquet(data / "run.parquet"), pl.read_parquet(data / "qrels.parquet")
-    cols, keys = RunColumns(), ["query_id", "doc_id"]
-    best("ranking: evaluate (all steps)", lambda: run.ireval.evaluate(qrels, MEASURES, shape="wide"))
-    best("ranking: judge (the full judged frame)", lambda: run.ireval.judge(qrels))
-    _, ranked, groups, _, exact = _score_ranks(run.lazy(), cols, pl.String)
-    best("ranking: rank by score per query, and the groups", lambda: pl.collect_all([ranked, groups]))
-    best("ranking: the same and the exact re-rank (no ties)", lambda: pl.collect_all([ranked, groups, exact]))
-    exact_all = rank_expr(cols, pl.String)
-    best("ranking: rank every row by (score, doc_id) (judge())", lambda: run.select(exact_all))
-    ranks = ranked.collect().lazy()
-    # lazily, as evaluate() runs it (an eager DataFrame.join of the same frames takes about twice as long)
-    joined = ranks.join(qrels.lazy(), on=keys, how="right")
-    best("ranking: join the judgements", joined.collect)
-    qrels_repeats = pl.struct(keys).hash().n_unique()
-    best("ranking: qrels duplicate check (hash n_unique)", lambda: qrels.select(qrels_repeats))
-    measures = resolve(MEASURES, "ranking")
-    # as evaluate() builds it: judged rows no measure reads (here judgements below 1) left out
-    lowest = min(m.lowest_read for m in measures)
-    compact = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)[0].collect()
-    # as evaluate() aggregates: rows in rank order, measures through ranking.batched (build_parts)
-    compact = compact.sort("query_id", "rank", nulls_last=True)
-    roles = {"rank": "rank", "relevance": "relevance", ORDERED: "1"}
-    aggs, columns = batched.aggregations(measures, roles, "m")
-    best("ranking: per-query aggregation", lambda: compact.group_by("query_id").agg(aggs).select(columns))
-    if (data / "predictions.parquet").exists():
-        preds = pl.read_parquet(data / "predictions.parquet")
-        best("classification: .ireval.scores (AUC, AP)", lambda: preds.ireval.scores(
-            "label", "prob", by="model", metrics=["ROC_AUC", "AP"]))
-        best("classification: C.roc_auc expression", lambda: preds.group_by("model").agg(
-            C.roc_auc("label", "prob")))
-        best("classification: C.average_precision expression", lambda: preds.group_by("model").agg(
-            C.average_precision("label", "prob")))
+    if not (data / "run.parquet").exists():
+        raise SystemExit(f"no run.parquet in {data}: generate it (benchmarks/generate.py) or pass its folder")
+    ranking(data)
+    if (data / "predictions.parquet").exists() and "--ranking" not in sys.argv:
+        classification(data)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/data/10M"))
+    paths = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(Path(paths[0]) if paths else DEFAULT_DATA)

@@ -151,8 +151,9 @@ def _plan(
     if small:
         groups = groups.cache()
     # without by= and complete, the groups are the run's judged queries, one row each: counted as
-    # they are rather than joined again (a step less for a small call)
-    judged_groups = groups if small and not complete and not cols.by else None
+    # they are rather than joined again (a step less; at 10M rows a unique and a join of the run's
+    # query ids less)
+    judged_groups = groups if not complete and not cols.by else None
     problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
     group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
     # without by=, the judgements join the ranked rows as they are (then kept for the evaluated

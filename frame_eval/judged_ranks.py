@@ -56,6 +56,7 @@ _NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
 _EXACT = "__frame_eval_exact_rank"
 _REPEATS = "__frame_eval_repeats"
+_DOC_SEED = 7  # the doc_id hash beside the query keys' own (unseeded): (a, b) and (b, a) differ
 
 
 def _group_hash(keys: Sequence[str]) -> pl.Expr:
@@ -90,9 +91,10 @@ def _score_ranks(
     slice's is a fraction of it, and the values do not change: a query cut by a slice boundary
     has windows short of its rows, so its rank sum is short of ``n (n + 1) / 2`` and it is
     ranked again by the pair. A run stored by query (as TREC runs are) has few such queries.
-    Repeated documents are counted per window too (a distinct count's hash sets also grow with
-    the rows), and over all rows of the re-ranked queries, where a slice boundary may part two
-    copies of a document.
+    Repeated documents are counted per slice too (a distinct count's hash set also grows with
+    the rows: rows less distinct hashes of the (query keys, doc_id) pair, one set per slice rather
+    than one per window), and over all rows of the re-ranked queries, where a slice boundary may
+    part two copies of a document.
 
     Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
     columns as read once (the data checks count on them; a sliced run's own, in memory, so that
@@ -149,9 +151,10 @@ def _score_ranks(
         # groups with all ranked rows held for it; read by the exact ranks and the repeats
         queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
         again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
+        # a slice's rows less its distinct (query, doc_id) hashes: one hash set per slice, no group-by
+        pair = _group_hash(keys) ^ pl.col(cols.doc_id).hash(seed=_DOC_SEED)
         per_window = [
-            run.slice(start, length).group_by(_group_hash(keys).alias(_GROUP)).agg(repeated).select(_REPEATS)
-            for start, length in slices
+            run.slice(start, length).select((n - pair.n_unique()).alias(_REPEATS)) for start, length in slices
         ]
         per_query = again.group_by(keys).agg(repeated)
         repeats = pl.concat([*per_window, per_query.select(_REPEATS)], parallel=False)

@@ -16,6 +16,9 @@ come; the public expressions, on a frame in any order, give the same bits.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -256,3 +259,44 @@ def test_narrow_judgements_give_the_same_frames(dtype: pl.DataType) -> None:
         assert run.ireval.evaluate(narrow, NAMES, shape="wide", **options).equals(expected), options
         lazy = run.lazy().ireval.evaluate(narrow.lazy(), NAMES, shape="wide", **options).collect()
         assert lazy.equals(expected), options
+
+
+@pytest.mark.parametrize("judged_queries", [0, 1, 2, 3])
+def test_the_overlap_check_counts_alike_on_every_path(judged_queries: int) -> None:
+    """The run's queries with judgements are counted from the query groups (no join of the ids
+    again): fewer than half of them warns, naming both counts, on every path and lazily alike."""
+    run = pl.DataFrame({
+        "query_id": [f"q{i // 30}" for i in range(180)],
+        "doc_id": [f"d{i % 30}" for i in range(180)],
+        "score": [float(180 - i) for i in range(180)],
+    })
+    qrels = pl.DataFrame({
+        "query_id": [f"q{i}" for i in range(judged_queries)] + ["other", "other"],
+        "doc_id": ["d1"] * judged_queries + ["d1", "d2"],
+        "relevance": [1] * (judged_queries + 2),
+    })
+    message = rf"only {judged_queries} of the run's 6 queries have judgements in the qrels " \
+        rf"\({judged_queries + 1} "
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = run.ireval.evaluate(qrels, ["AP", "P@5"], shape="wide")
+        lazy = run.lazy().ireval.evaluate(qrels.lazy(), ["AP", "P@5"], shape="wide").collect()
+    texts = [str(w.message) for w in caught]
+    expected = 2 if judged_queries < 3 else 0  # half of them judged is enough
+    assert len(texts) == expected and all(re.match(message, t) for t in texts), texts
+    assert got.equals(lazy) and got.height == judged_queries
+
+
+@pytest.mark.parametrize("repeat", [True, False])
+def test_repeated_judgements_are_found_on_every_path(repeat: bool) -> None:
+    """A (query, doc) pair judged twice raises on every path; ids that swap places between
+    the two key columns ("a", "b") and ("b", "a") are two pairs, not a repeat."""
+    run = pl.DataFrame({"query_id": ["a"] * 3 + ["b"] * 3, "doc_id": ["b", "c", "d", "a", "c", "d"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
+    qrels = pl.DataFrame({"query_id": ["a", "b", "a"], "doc_id": ["b", "a", "b" if repeat else "c"],
+                          "relevance": [1, 1, 2]})
+    if repeat:
+        with pytest.raises(ValueError, match=r"combinations occur more than once in the qrels"):
+            run.ireval.evaluate(qrels, ["AP"])
+    else:
+        assert run.ireval.evaluate(qrels, ["AP"], shape="wide")["AP"].to_list() == [1.0, 1.0]

@@ -9,6 +9,7 @@ from test_pytrec_eval_parity import random_case
 
 import frame_eval as fe
 from frame_eval.ranking import batched
+from frame_eval.ranking._common import ORDERED
 
 FAMILIES = [
     ["P@1", "P@3", "P@10", "P@1000"],
@@ -92,15 +93,31 @@ def test_parts_give_the_expressions_bits(seed: int) -> None:
     judged = run.ireval.judge(qrels)
     roles = {"rank": "rank", "relevance": "relevance"}
     names = ["nDCG@1", "nDCG@3", "nDCG@10", "nDCG@20", "nDCG(gain=exp)@5", "nDCG(gain=exp)@20"]
-    for name in names:
-        (m,) = fe.parse_measures(name)
-        assert m.spec.build_parts is not None and m.spec.build_parts(roles, m.cutoff, **m.kwargs) is not None
-        aggs, columns = batched.aggregations([m], roles, "m")
-        parts = judged.group_by("query_id").agg(aggs).select("query_id", *columns).sort("query_id")
-        alone = judged.group_by("query_id").agg(m.expr(**roles).alias("m0")).sort("query_id")
-        assert parts.equals(alone), name
+    # as evaluate() hands its rows over: in rank order within each query (ORDERED), the parts read
+    # the scoring judgements and ranks as they come; otherwise one sum per rank
+    ordered = judged.sort("query_id", "rank", nulls_last=True)
+    for frame, frame_roles in ((judged, roles), (ordered, {**roles, ORDERED: "1"})):
+        for name in names:
+            (m,) = fe.parse_measures(name)
+            built = m.spec.build_parts and m.spec.build_parts(frame_roles, m.cutoff, **m.kwargs)
+            assert built is not None and len(built[0]) == (4 if ORDERED in frame_roles else m.cutoff + 2)
+            aggs, columns = batched.aggregations([m], frame_roles, "m")
+            parts = frame.group_by("query_id").agg(aggs).select("query_id", *columns).sort("query_id")
+            alone = judged.group_by("query_id").agg(m.expr(**roles).alias("m0")).sort("query_id")
+            assert parts.equals(alone), (name, frame_roles)
     (deep,) = fe.parse_measures("nDCG@21")  # beyond the parts' cutoffs: the one expression
     assert deep.spec.build_parts is not None and deep.spec.build_parts(roles, 21, **deep.kwargs) is None
+
+
+@pytest.mark.parametrize("names", [["nDCG@10"], ["AP", "nDCG@10"], ["gm_map", "AP", "RR", "nDCG@10"]])
+def test_parts_form_whatever_comes_before(names: list[str]) -> None:
+    """``parts=True`` computes nDCG@10 from its parts (one sum per rank, the top list, the highest
+    judgement: 12 aggregations) also after measures without parts; ``parts=False`` as one expression."""
+    measures = [m for name in names for m in fe.parse_measures(name)]
+    roles = {"rank": "rank", "relevance": "relevance"}
+    whole, _ = batched.aggregations(measures, roles, "m", parts=False)
+    split, _ = batched.aggregations(measures, roles, "m", parts=True)
+    assert len(split) == len(whole) + 11
 
 
 def test_small_and_other_calls_each_get_their_own_form(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -114,9 +114,9 @@ def aggregations(
     derived: dict[int, tuple[list[int], Any]] = {}
     for i, m in enumerate(measures):
         if m.spec.from_others is not None:
-            parts, combine = m.spec.from_others(m.kwargs)
-            if parts and all(p.name in position for p in parts):
-                derived[i] = ([position[p.name] for p in parts], combine)
+            sources, combine = m.spec.from_others(m.kwargs)
+            if sources and all(p.name in position for p in sources):
+                derived[i] = ([position[p.name] for p in sources], combine)
     # measures built alike (gm_bpref is bpref per query, gm_map AP) are computed once
     built: dict[Any, pl.Expr] = {}
     for i, m in enumerate(measures):
@@ -127,9 +127,9 @@ def aggregations(
             columns.append(built[same].alias(f"{name}{i}"))
             continue
         build_parts = m.spec.build_parts if parts else None
-        parts = None if build_parts is None else build_parts(roles, m.cutoff, **m.kwargs)
-        if parts is not None:  # several plain aggregations, combined per query after the group-by
-            pieces, combine = parts
+        split = None if build_parts is None else build_parts(roles, m.cutoff, **m.kwargs)
+        if split is not None:  # several plain aggregations, combined per query after the group-by
+            pieces, combine = split
             aggs += [piece.alias(f"{name}{i}part{j}") for j, piece in enumerate(pieces)]
             value = combine([pl.col(f"{name}{i}part{j}") for j in range(len(pieces))]).cast(pl.Float64)
         else:
@@ -138,8 +138,8 @@ def aggregations(
         built[same] = value
         columns.append(value.alias(f"{name}{i}"))
     column_of = {c.meta.output_name(): c for c in columns}
-    for i, (parts, combine) in derived.items():
-        columns.append(combine([column_of[f"{name}{j}"] for j in parts]).alias(f"{name}{i}"))
+    for i, (sources_at, combine) in derived.items():
+        columns.append(combine([column_of[f"{name}{j}"] for j in sources_at]).alias(f"{name}{i}"))
     return aggs, columns
 
 

@@ -46,6 +46,7 @@ from frame_eval.ranking._common import (
     RANK,
     RELEVANCE,
     _columns,
+    _in_rank_order,
     _in_ranks,
     _rank_ordered_sum,
     _ratio_or_zero,
@@ -218,32 +219,51 @@ def _parts_ndcg(
 ) -> tuple[list[pl.Expr], Callable[[list[pl.Expr]], pl.Expr]] | None:
     """nDCG@k (trec_eval's form, k up to 20) as plain per-query aggregations, combined after them.
 
-    The judgement at each rank ``1..k`` is one sum (a query has one document per rank, so the
-    sum is that judgement, or 0); the ideal ranking is the query's k best positive judgements,
-    one list. Each term is then ``gain / log2(rank + 1)`` with the discount's bits, the terms
-    added in rank order from the first (a missing rank adds ``0.0``, which changes no sum), as
-    :func:`_build_ndcg` adds them: the same bits, without a running sum or a discount lookup
-    per query.
+    The retrieved judgements above 0 within rank ``k`` come as two short lists, their judgements
+    and their ranks (on rows in rank order, one filter each; otherwise one sum per rank ``1..k``
+    holds that rank's judgement, or 0, as a query has one document per rank); the ideal ranking
+    is the query's k best positive judgements, one list. Each term is then ``gain / log2(rank +
+    1)`` with the discount's bits, the terms added in rank order from the first (a missing term
+    adds ``0.0``, which changes no sum), as :func:`_build_ndcg` adds them: the same bits, without
+    a running sum or a discount lookup per query.
     """
     if gains or ideal != "judged" or discount != "trec" or base != 2.0 or k is None or k > _PARTS_MAX_CUTOFF:
         return None
     rank, relevance = _columns(columns)
     positive = relevance.fill_null(0) > 0
-    at_rank = [pl.when(positive & (rank == r)).then(relevance).otherwise(0).sum() for r in range(1, k + 1)]
     best = relevance.filter(positive).sort(descending=True).head(k)
-    pieces = [*at_rank, best, relevance.max().fill_null(0)]
+    highest = relevance.max().fill_null(0)
+    ordered = _in_rank_order(columns)
+    if ordered:  # the scoring rows as they come, in rank order
+        scoring = positive & (rank <= k).fill_null(False)
+        at_rank = [relevance.filter(scoring), rank.filter(scoring)]
+    else:
+        at_rank = [pl.when(positive & (rank == r)).then(relevance).otherwise(0).sum()
+                   for r in range(1, k + 1)]
+
+    def retrieved(parts: list[pl.Expr]) -> list[tuple[pl.Expr, pl.Expr | float]]:
+        """(judgement, discount) of each term in rank order; 0 judgements add ``0.0``."""
+        if not ordered:
+            return [(judgement, math.log2(r + 1)) for r, judgement in enumerate(parts, start=1)]
+        judgements, ranks = parts
+        return [
+            (judgements.list.get(j, null_on_oob=True).fill_null(0),
+             log2(ranks.list.get(j, null_on_oob=True).fill_null(1) + 1))
+            for j in range(k)
+        ]
 
     def combine(parts: list[pl.Expr]) -> pl.Expr:
-        *judgements, top_k, highest = parts
+        *found, top_k, top = parts
         dcg = idcg = pl.lit(0.0, pl.Float64)
-        for r, judgement in enumerate(judgements, start=1):
-            discount = math.log2(r + 1)  # the C library's log2, as the discount table holds it
+        for judgement, scale in retrieved(found):
+            dcg = dcg + divide(_gains(judgement, gain, top), scale)
+        for r in range(1, k + 1):
             ideal_judgement = top_k.list.get(r - 1, null_on_oob=True).fill_null(0)
-            dcg = dcg + divide(_gains(judgement, gain, highest), discount)
-            idcg = idcg + divide(_gains(ideal_judgement, gain, highest), discount)
+            # the C library's log2, as the discount table holds it
+            idcg = idcg + divide(_gains(ideal_judgement, gain, top), math.log2(r + 1))
         return _ndcg_ratio(dcg, idcg, base)
 
-    return pieces, combine
+    return [*at_rank, best, highest], combine
 
 
 def _build_ndcg_table(
