@@ -1,0 +1,150 @@
+"""The weighted curve points of many groups from one sort of packed 128-bit keys.
+
+When the sample weights add up exactly in any order
+(:func:`~frame_eval.classification.exact_weights.exact_sums`), each weight is a
+whole number of units ``2^-k``, and every sum of them is that many units:
+integers, which add up in any order to the same bits. So the weighted points
+come from the unweighted path's one plain sort
+(:mod:`~frame_eval.classification.packed_points`) with each row's units
+packed into the key's lowest bits::
+
+    group * 2^(65 + u) + order(score) * 2^(1 + u) + label * 2^u + units
+
+(``u`` bits of units, ``63 - u`` of group numbers, counted down so that the
+descending sort puts the groups in ascending order). The group numbers count
+the groups in the keys' order (a join of every row to the groups), or, for
+the areas, which need no order, they are the top ``63 - u`` bits of a hash of
+the keys when no two groups share them (a coarser unit, the largest power of
+two dividing every weight, leaves more bits to the hash when they do; the
+join when they still do). ``n max(w) 2^k < 2^53`` leaves ``u`` at most
+``53 - log2(n)`` bits, so the numbers of the groups always fit. Sorted
+descending, the keys put each group's rows
+together, scores descending; a run of equal keys is a number of rows of one
+(group, score, label, units), its units the run's length times its units.
+Running sums of those integers, read at the end of each score, are the points'
+``tp`` and ``fp`` in units; times ``2^-k`` they are the sums of the weights
+(exact: below ``2^53`` units). No row is moved with a payload; rows of weight
+0 are left out, as scikit-learn leaves them out of its curves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import polars as pl
+
+from frame_eval.classification.packed_points import _G, _order, _score
+
+__all__ = ["GROUP", "packed_weighted_points"]
+
+GROUP: Final = _G  # the group numbers of the points
+
+_BIG = pl.UInt128
+_KEY_BITS: Final = 63  # bits of the key for the group number and the units together
+_RUNS, _HASH = "__fe_runs", "__fe_hash"
+
+
+def packed_weighted_points(
+    rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str, weight: str, exponent: int,
+    *, with_score: bool = True, in_key_order: bool = True,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(``[GROUP, *keys]`` every group of ``rows``; ``[GROUP, <score>, tp, fp, _P, _N]`` one point per
+    distinct score among the group's rows of weight above 0, each group's points together, threshold
+    descending).
+
+    ``tp`` / ``fp`` are the sums of the weights of the positive / negative rows scoring at least the
+    point's threshold, ``_P`` / ``_N`` the group's totals (Float64). ``exponent`` is the ``k`` of
+    :func:`~frame_eval.classification.exact_weights.unit_exponent` (every weight times ``2^k`` a whole
+    number, ``n max(w) 2^k < 2^53``); the score column is left out with ``with_score=False``. With
+    ``in_key_order`` the groups are numbered from 0 in the keys' order and their points come in that
+    order; else a group's number is the top bits of a hash of its keys when no two groups share them
+    (no join of every row to the groups), and the groups come in no set order.
+    """
+    keys = list(keys)
+    w = pl.col(weight)
+    scaled = (w * 2.0**exponent).cast(pl.UInt64)  # whole numbers below 2^53 / n
+    largest = rows.get_column(weight).max() if rows.height else None
+    unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
+    shift, groups, hash_bits = 0, None, 0
+    if keys and not in_key_order:
+        # (the hashes made before the aggregation: polars hashes each group apart inside it)
+        hashes = rows.lazy().with_columns(_hash(keys).alias(_HASH)).group_by(keys).agg(pl.col(_HASH).first())
+        hashes = hashes.collect()
+        if not _apart(hashes, _KEY_BITS - unit_bits):
+            # a coarser unit (the largest power of two that divides every weight) leaves more bits to the hash
+            low = rows.select(scaled.bitwise_trailing_zeros().min()).item()  # (0 has 64 trailing zeros)
+            shift = int(low) if low is not None and low < 64 else 0
+            unit_bits = max(unit_bits - shift, 1)
+        if _apart(hashes, _KEY_BITS - unit_bits):
+            hash_bits = _KEY_BITS - unit_bits
+            groups = hashes.select(_top(pl.col(_HASH), hash_bits).alias(GROUP), *keys)
+    weighted = rows.lazy().filter(w != 0)
+    if hash_bits:
+        top = (1 << hash_bits) - 1
+        weighted = weighted.with_columns(_top(_hash(keys), hash_bits).alias(GROUP))
+    else:  # numbered from 0 in the keys' order
+        if keys:
+            groups = rows.lazy().group_by(keys).agg().sort(keys).with_row_index(GROUP).collect()
+            weighted = weighted.join(groups.lazy(), on=keys, how="left", nulls_equal=True)
+        else:
+            groups = pl.DataFrame({GROUP: [0]}, schema={GROUP: pl.UInt32})
+            weighted = weighted.with_columns(pl.lit(0, pl.UInt32).alias(GROUP))
+        top = groups.height - 1
+        # (n max(w) 2^k < 2^53 leaves the groups' numbers at least 10 bits more than the rows' number needs)
+        assert top.bit_length() + unit_bits <= _KEY_BITS
+    assert groups is not None
+    # counted down from the largest number, so that the descending sort puts the groups in ascending order
+    counted_down = pl.lit(top, pl.UInt64) - pl.col(GROUP).cast(pl.UInt64)
+    key = (
+        counted_down.cast(_BIG) * pl.lit(1 << (65 + unit_bits), _BIG)
+        + _order(pl.col(score)).cast(_BIG) * pl.lit(1 << (1 + unit_bits), _BIG)
+        + pl.col(positive).cast(_BIG) * pl.lit(1 << unit_bits, _BIG)
+        + (scaled // (1 << shift)).cast(_BIG)
+    )
+    packed = weighted.select(key.alias(_RUNS)).collect().get_column(_RUNS).drop_nulls()  # (nulls: refused)
+    runs = packed.sort(descending=True).rle().struct.unnest()
+    value = pl.col("value")
+    low_bits = (value % pl.lit(1 << (1 + unit_bits), _BIG)).cast(pl.UInt64)  # the label and the units
+    block = value // pl.lit(1 << (1 + unit_bits), _BIG)  # the group and the score
+    positives = low_bits >= (1 << unit_bits)
+    added = (low_bits % (1 << unit_bits)).cast(pl.Int64) * pl.col("len").cast(pl.Int64)
+    runs = runs.select(
+        (pl.lit(top, pl.UInt64) - (value // pl.lit(1 << (65 + unit_bits), _BIG)).cast(pl.UInt64))
+        .cast(groups.schema[GROUP]).alias(GROUP),
+        *([(block % pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias(score)] if with_score else []),
+        (block != block.shift(-1)).fill_null(True).alias("_end"),
+        pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
+        pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
+    )
+    g = pl.col(GROUP)
+    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
+
+    def within(name: str) -> pl.Expr:  # running sums over all groups, less those where the group began
+        running = pl.col(name)
+        return (running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()).cast(pl.Float64)
+
+    unit = 2.0 ** (shift - exponent)  # a power of two: units times it are sums of weights, exactly
+    points = runs.filter("_end").select(
+        g, *([_score(pl.col(score)).alias(score)] if with_score else []),
+        (within("tp") * unit).alias("tp"), (within("fp") * unit).alias("fp"),
+    )
+    points = points.with_columns(
+        pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
+        pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
+    )
+    return groups, points
+
+
+def _hash(keys: list[str]) -> pl.Expr:
+    return pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
+
+
+def _top(hashes: pl.Expr, bits: int) -> pl.Expr:
+    """The top ``bits`` of 64-bit hashes."""
+    return hashes // (1 << (64 - bits))
+
+
+def _apart(groups: pl.DataFrame, bits: int) -> bool:
+    """Whether the top ``bits`` of the groups' hashes tell every group apart."""
+    return not groups.select(_top(pl.col(_HASH), bits).is_duplicated().any()).item()
