@@ -30,6 +30,7 @@ Running sums of those integers, read at the end of each score, are the points'
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import polars as pl
@@ -63,44 +64,24 @@ def packed_weighted_points(
     """
     keys = list(keys)
     w = pl.col(weight)
-    scaled = (w * 2.0**exponent).cast(pl.UInt64)  # whole numbers below 2^53 / n
-    largest = rows.get_column(weight).max() if rows.height else None
-    unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
-    shift, groups, hash_bits = 0, None, 0
-    if keys and not in_key_order:
-        # (the hashes made before the aggregation: polars hashes each group apart inside it)
-        hashes = rows.lazy().with_columns(_hash(keys).alias(_HASH)).group_by(keys).agg(pl.col(_HASH).first())
-        hashes = hashes.collect()
-        if not _apart(hashes, _KEY_BITS - unit_bits):
-            # a coarser unit (the largest power of two that divides every weight) leaves more bits to the hash
-            low = rows.select(scaled.bitwise_trailing_zeros().min()).item()  # (0 has 64 trailing zeros)
-            shift = int(low) if low is not None and low < 64 else 0
-            unit_bits = max(unit_bits - shift, 1)
-        if _apart(hashes, _KEY_BITS - unit_bits):
-            hash_bits = _KEY_BITS - unit_bits
-            groups = hashes.select(_top(pl.col(_HASH), hash_bits).alias(GROUP), *keys)
+    layout = _Layout.of(rows, keys, weight, exponent, in_key_order)
     weighted = rows.lazy().filter(w != 0)
-    if hash_bits:
-        top = (1 << hash_bits) - 1
-        weighted = weighted.with_columns(_top(_hash(keys), hash_bits).alias(GROUP))
-    else:  # numbered from 0 in the keys' order
-        if keys:
-            groups = rows.lazy().group_by(keys).agg().sort(keys).with_row_index(GROUP).collect()
-            weighted = weighted.join(groups.lazy(), on=keys, how="left", nulls_equal=True)
-        else:
-            groups = pl.DataFrame({GROUP: [0]}, schema={GROUP: pl.UInt32})
-            weighted = weighted.with_columns(pl.lit(0, pl.UInt32).alias(GROUP))
-        top = groups.height - 1
-        # (n max(w) 2^k < 2^53 leaves the groups' numbers at least 10 bits more than the rows' number needs)
-        assert top.bit_length() + unit_bits <= _KEY_BITS
-    assert groups is not None
-    # counted down from the largest number, so that the descending sort puts the groups in ascending order
+    if layout.hash_bits:
+        weighted = weighted.with_columns(_top(_hash(keys), layout.hash_bits).alias(GROUP))
+    elif keys:
+        weighted = weighted.join(layout.groups.lazy(), on=keys, how="left", nulls_equal=True)
+    else:
+        weighted = weighted.with_columns(pl.lit(0, pl.UInt32).alias(GROUP))
+    units = (w * 2.0**exponent).cast(pl.UInt64) // (1 << layout.shift)
+    unit_bits, top = layout.unit_bits, layout.top
+    # the group counted down from the largest number, so that the descending sort puts the groups in
+    # ascending order
     counted_down = pl.lit(top, pl.UInt64) - pl.col(GROUP).cast(pl.UInt64)
     key = (
         counted_down.cast(_BIG) * pl.lit(1 << (65 + unit_bits), _BIG)
         + _order(pl.col(score)).cast(_BIG) * pl.lit(1 << (1 + unit_bits), _BIG)
         + pl.col(positive).cast(_BIG) * pl.lit(1 << unit_bits, _BIG)
-        + (scaled // (1 << shift)).cast(_BIG)
+        + units.cast(_BIG)
     )
     packed = weighted.select(key.alias(_RUNS)).collect().get_column(_RUNS).drop_nulls()  # (nulls: refused)
     runs = packed.sort(descending=True).rle().struct.unnest()
@@ -111,7 +92,7 @@ def packed_weighted_points(
     added = (low_bits % (1 << unit_bits)).cast(pl.Int64) * pl.col("len").cast(pl.Int64)
     runs = runs.select(
         (pl.lit(top, pl.UInt64) - (value // pl.lit(1 << (65 + unit_bits), _BIG)).cast(pl.UInt64))
-        .cast(groups.schema[GROUP]).alias(GROUP),
+        .cast(layout.groups.schema[GROUP]).alias(GROUP),
         *([(block % pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias(score)] if with_score else []),
         (block != block.shift(-1)).fill_null(True).alias("_end"),
         pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
@@ -124,7 +105,7 @@ def packed_weighted_points(
         running = pl.col(name)
         return (running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()).cast(pl.Float64)
 
-    unit = 2.0 ** (shift - exponent)  # a power of two: units times it are sums of weights, exactly
+    unit = 2.0 ** (layout.shift - exponent)  # a power of two: units times it are sums of weights, exactly
     points = runs.filter("_end").select(
         g, *([_score(pl.col(score)).alias(score)] if with_score else []),
         (within("tp") * unit).alias("tp"), (within("fp") * unit).alias("fp"),
@@ -133,7 +114,49 @@ def packed_weighted_points(
         pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
         pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
     )
-    return groups, points
+    return layout.groups, points
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How the key splits its 63 bits between the group number and the units of a weight."""
+
+    groups: pl.DataFrame  # [GROUP, *keys], one row per group
+    top: int  # the largest possible group number
+    hash_bits: int  # bits of the keys' hash that number the groups, or 0 when they are numbered 0, 1, ...
+    unit_bits: int
+    shift: int  # the unit is 2^(shift - k)
+
+    @classmethod
+    def of(
+        cls, rows: pl.DataFrame, keys: list[str], weight: str, exponent: int, in_key_order: bool
+    ) -> _Layout:
+        largest = rows.get_column(weight).max() if rows.height else None
+        unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
+        shift = 0
+        if keys and not in_key_order:
+            # (the hashes made before the aggregation: polars hashes each group apart inside it)
+            hashed = rows.lazy().with_columns(_hash(keys).alias(_HASH))
+            hashes = hashed.group_by(keys).agg(pl.col(_HASH).first()).collect()
+            apart = _apart(hashes, _KEY_BITS - unit_bits)
+            if not apart:  # a coarser unit (the largest power of two dividing every weight): more hash bits
+                scaled = (pl.col(weight) * 2.0**exponent).cast(pl.UInt64)
+                low = rows.select(scaled.bitwise_trailing_zeros().min()).item()  # (0 has 64 trailing zeros)
+                shift = int(low) if low is not None and low < 64 else 0
+                unit_bits = max(unit_bits - shift, 1)
+                apart = shift > 0 and _apart(hashes, _KEY_BITS - unit_bits)
+            if apart:
+                bits = _KEY_BITS - unit_bits
+                groups = hashes.select(_top(pl.col(_HASH), bits).alias(GROUP), *keys)
+                return cls(groups, (1 << bits) - 1, bits, unit_bits, shift)
+        if keys:  # numbered from 0 in the keys' order
+            groups = rows.lazy().group_by(keys).agg().sort(keys).with_row_index(GROUP).collect()
+        else:
+            groups = pl.DataFrame({GROUP: [0]}, schema={GROUP: pl.UInt32})
+        top = max(groups.height - 1, 0)
+        # (n max(w) 2^k < 2^53 leaves the groups' numbers at least 10 bits more than the rows' number needs)
+        assert top.bit_length() + unit_bits <= _KEY_BITS
+        return cls(groups, top, 0, unit_bits, shift)
 
 
 def _hash(keys: list[str]) -> pl.Expr:
