@@ -72,29 +72,41 @@ def packed_weighted_points(
         weighted = weighted.join(layout.groups.lazy(), on=keys, how="left", nulls_equal=True)
     else:
         weighted = weighted.with_columns(pl.lit(0, pl.UInt32).alias(GROUP))
-    units = (w * 2.0**exponent).cast(pl.UInt64) // (1 << layout.shift)
     unit_bits, top = layout.unit_bits, layout.top
+    group_bits = _KEY_BITS - unit_bits
+
+    def power(bits: int) -> pl.Expr:
+        return pl.lit(1 << bits, pl.UInt64)
+
+    units = (w * 2.0**exponent).cast(pl.UInt64) // power(layout.shift)
+    rank = _order(pl.col(score))
+    label = pl.col(positive).cast(pl.UInt64)
     # the group counted down from the largest number, so that the descending sort puts the groups in
-    # ascending order
+    # ascending order; the key's top 64 bits and its bottom 64 bits made apart (cheaper than 128-bit sums)
     counted_down = pl.lit(top, pl.UInt64) - pl.col(GROUP).cast(pl.UInt64)
-    key = (
-        counted_down.cast(_BIG) * pl.lit(1 << (65 + unit_bits), _BIG)
-        + _order(pl.col(score)).cast(_BIG) * pl.lit(1 << (1 + unit_bits), _BIG)
-        + pl.col(positive).cast(_BIG) * pl.lit(1 << unit_bits, _BIG)
-        + units.cast(_BIG)
-    )
+    top_half = counted_down * power(64 - group_bits) + rank // power(group_bits)
+    bottom_half = (rank % power(group_bits)) * power(1 + unit_bits) + label * power(unit_bits) + units
+    key = top_half.cast(_BIG) * pl.lit(1 << 64, _BIG) + bottom_half.cast(_BIG)
     packed = weighted.select(key.alias(_RUNS)).collect().get_column(_RUNS).drop_nulls()  # (nulls: refused)
     runs = packed.sort(descending=True).rle().struct.unnest()
+    # the key's halves again: the group and the top bits of the score's order; the rest of the order, the
+    # label and the units
     value = pl.col("value")
-    low_bits = (value % pl.lit(1 << (1 + unit_bits), _BIG)).cast(pl.UInt64)  # the label and the units
-    block = value // pl.lit(1 << (1 + unit_bits), _BIG)  # the group and the score
-    positives = low_bits >= (1 << unit_bits)
-    added = (low_bits % (1 << unit_bits)).cast(pl.Int64) * pl.col("len").cast(pl.Int64)
     runs = runs.select(
-        (pl.lit(top, pl.UInt64) - (value // pl.lit(1 << (65 + unit_bits), _BIG)).cast(pl.UInt64))
-        .cast(layout.groups.schema[GROUP]).alias(GROUP),
-        *([(block % pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias(score)] if with_score else []),
-        (block != block.shift(-1)).fill_null(True).alias("_end"),
+        (value // pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias("_hi"),
+        (value % pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias("_lo"),
+        pl.col("len").cast(pl.Int64),
+    )
+    high, low = pl.col("_hi"), pl.col("_lo")
+    order_low = low // power(1 + unit_bits)
+    positives = (low // power(unit_bits)) % 2 == 1
+    added = (low % power(unit_bits)).cast(pl.Int64) * pl.col("len")
+    number = pl.lit(top, pl.UInt64) - high // power(64 - group_bits)
+    order = (high % power(64 - group_bits)) * power(group_bits) + order_low
+    runs = runs.select(
+        number.cast(layout.groups.schema[GROUP]).alias(GROUP),
+        *([order.alias(score)] if with_score else []),
+        ((high != high.shift(-1)) | (order_low != order_low.shift(-1))).fill_null(True).alias("_end"),
         pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
         pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
     )
@@ -134,10 +146,9 @@ class _Layout:
         largest = rows.get_column(weight).max() if rows.height else None
         unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
         shift = 0
-        if keys and not in_key_order:
-            # (the hashes made before the aggregation: polars hashes each group apart inside it)
-            hashed = rows.lazy().with_columns(_hash(keys).alias(_HASH))
-            hashes = hashed.group_by(keys).agg(pl.col(_HASH).first()).collect()
+        groups = rows.lazy().group_by(keys).agg().collect() if keys else None
+        if groups is not None and not in_key_order:
+            hashes = groups.with_columns(_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
             apart = _apart(hashes, _KEY_BITS - unit_bits)
             if not apart:  # a coarser unit (the largest power of two dividing every weight): more hash bits
                 scaled = (pl.col(weight) * 2.0**exponent).cast(pl.UInt64)
@@ -149,8 +160,8 @@ class _Layout:
                 bits = _KEY_BITS - unit_bits
                 groups = hashes.select(_top(pl.col(_HASH), bits).alias(GROUP), *keys)
                 return cls(groups, (1 << bits) - 1, bits, unit_bits, shift)
-        if keys:  # numbered from 0 in the keys' order
-            groups = rows.lazy().group_by(keys).agg().sort(keys).with_row_index(GROUP).collect()
+        if groups is not None:  # numbered from 0 in the keys' order
+            groups = groups.sort(keys).with_row_index(GROUP)
         else:
             groups = pl.DataFrame({GROUP: [0]}, schema={GROUP: pl.UInt32})
         top = max(groups.height - 1, 0)
