@@ -146,7 +146,7 @@ class _Layout:
         largest = rows.get_column(weight).max() if rows.height else None
         unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
         shift = 0
-        groups = rows.lazy().group_by(keys).agg().collect() if keys else None
+        groups = _distinct(rows, keys) if keys else None
         if groups is not None and not in_key_order:
             hashes = groups.with_columns(_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
             apart = _apart(hashes, _KEY_BITS - unit_bits)
@@ -168,6 +168,13 @@ class _Layout:
         # (n max(w) 2^k < 2^53 leaves the groups' numbers at least 10 bits more than the rows' number needs)
         assert top.bit_length() + unit_bits <= _KEY_BITS
         return cls(groups, top, 0, unit_bits, shift)
+
+
+def _distinct(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """``[*keys]``, each group's once (one key column: its distinct values, cheaper than a group-by)."""
+    if len(keys) == 1:
+        return rows.get_column(keys[0]).unique().to_frame()
+    return rows.lazy().group_by(keys).agg().collect()
 
 
 def _hash(keys: list[str]) -> pl.Expr:
