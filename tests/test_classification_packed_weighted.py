@@ -12,8 +12,12 @@ and from the join when hashes clash.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -21,7 +25,7 @@ import pytest
 from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401  (registers .ireval)
-from frame_eval.classification import exact_weights, packed_weighted
+from frame_eval.classification import exact_weights, frame_points, packed_weighted
 from frame_eval.classification.exact_weights import exact_sums, unit_exponent, weighted_curve_points
 from frame_eval.classification.packed_weighted import GROUP, packed_weighted_points
 
@@ -115,11 +119,40 @@ CALLS = {
 }
 
 
+@pytest.fixture
+def packed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every frame method's exact weights through the packed sort, however few the rows (else the
+    groups are sorted one by one below ``frame_points.PACKED_ROWS`` rows); the rows of each packed call."""
+    calls: list[int] = []
+    real = frame_points.packed_weighted_points
+
+    def spy(rows: pl.DataFrame, *args: object, **options: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+        calls.append(rows.height)
+        return real(rows, *args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(frame_points, "PACKED_ROWS", 0)
+    monkeypatch.setattr(frame_points, "packed_weighted_points", spy)
+    return calls
+
+
+def test_few_rows_are_sorted_group_by_group_and_many_packed(monkeypatch: pytest.MonkeyPatch) -> None:
+    df = frame(0, "quarters").with_columns(pl.col("h").fill_null("c"))
+    calls: list[int] = []
+    real = frame_points.packed_weighted_points
+    monkeypatch.setattr(frame_points, "packed_weighted_points", lambda rows, *a, **o: calls.append(1) or real(
+        rows, *a, **o
+    ))
+    few = CALLS["scores"](df.lazy()).collect()
+    assert df.height < frame_points.PACKED_ROWS and not calls
+    monkeypatch.setattr(frame_points, "PACKED_ROWS", df.height)
+    assert CALLS["scores"](df.lazy()).collect().equals(few) and calls == [1]
+
+
 @pytest.mark.parametrize("clash", ["none", "first", "always"])
 @pytest.mark.parametrize("call", list(CALLS))
 @pytest.mark.parametrize("weights", list(WEIGHTS))
 def test_every_way_of_numbering_the_groups_gives_the_ordered_paths_frame(
-    weights: str, call: str, clash: str, monkeypatch: pytest.MonkeyPatch
+    weights: str, call: str, clash: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
 ) -> None:
     df = frame(7, weights).with_columns(pl.col("h").fill_null("c"))  # (the frame methods refuse null keys)
     ordered = pl.DataFrame()
@@ -128,14 +161,52 @@ def test_every_way_of_numbering_the_groups_gives_the_ordered_paths_frame(
         ordered = CALLS[call](df.lazy()).collect()
     tries = clashing(monkeypatch, clash)
     got = CALLS[call](df.lazy()).collect()
-    assert ordered.height and got.equals(ordered)
+    assert ordered.height and got.equals(ordered) and packed == [df.height]
     if call == "scores":  # the areas number the groups by a hash; a coarser unit leaves it more bits
         assert len(tries) == (1 if clash == "none" else 2)
         assert clash == "none" or tries[1] > tries[0]
 
 
+@pytest.mark.parametrize("call", list(CALLS))
+def test_same_bits_for_shuffled_rows_and_either_engine(call: str, packed: list[int]) -> None:
+    df = frame(4, "quarters", n=5000).with_columns(pl.col("h").fill_null("c"))
+    want = CALLS[call](df.lazy()).collect()
+    for seed in range(3):
+        shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed).lazy()
+        assert CALLS[call](shuffled).collect().equals(want)
+        assert CALLS[call](shuffled).collect(engine="streaming").equals(want)
+    assert len(packed) == 7
+
+
+_THREADS_SCRIPT = """
+import sys
+import numpy as np, polars as pl
+import frame_eval
+from frame_eval.classification import frame_points
+frame_points.PACKED_ROWS = 0
+rng = np.random.default_rng(11)
+n = 20000
+df = pl.DataFrame({"g": rng.integers(0, 50, n).astype(str), "y": rng.random(n) < 0.3,
+                   "s": np.round(rng.random(n), 3), "w": np.floor(rng.random(n) * 8) / 4})
+df = df.sample(fraction=1.0, shuffle=True, seed=int(sys.argv[1]))
+df.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP", "PR_AUC", "EER"]).sort(
+    "g", "metric").write_ipc(sys.argv[2])
+"""
+
+
+def test_same_bits_on_1_2_and_8_threads(tmp_path: Path) -> None:
+    frames = []
+    for seed, threads in enumerate(("1", "2", "8")):
+        out = tmp_path / f"{threads}.arrow"
+        env = {**os.environ, "POLARS_MAX_THREADS": threads}
+        subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(seed), str(out)], env=env, check=True,
+                       cwd=Path(__file__).resolve().parents[1])
+        frames.append(pl.read_ipc(out))
+    assert frames[0].height == 200 and frames[0].equals(frames[1]) and frames[0].equals(frames[2])
+
+
 @pytest.mark.parametrize("weights", list(WEIGHTS))
-def test_many_groups_and_scikit_learn_to_the_bit(weights: str) -> None:
+def test_many_groups_and_scikit_learn_to_the_bit(weights: str, packed: list[int]) -> None:
     rng = np.random.default_rng(3)
     n = 20000
     df = pl.DataFrame({
@@ -144,7 +215,7 @@ def test_many_groups_and_scikit_learn_to_the_bit(weights: str) -> None:
     })
     assert exact_sums(df["w"])
     got = df.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP"], shape="wide")
-    assert got.height == df["g"].n_unique()
+    assert got.height == df["g"].n_unique() and packed == [n]
     for (g,), part in list(df.partition_by("g", as_dict=True).items())[:40]:
         y, s, w = part["y"].to_numpy(), part["s"].to_numpy(), part["w"].to_numpy()
         row = got.filter(pl.col("g") == g)
@@ -154,7 +225,7 @@ def test_many_groups_and_scikit_learn_to_the_bit(weights: str) -> None:
             assert row["average_precision"].item() == skm.average_precision_score(y, s, sample_weight=w)
 
 
-def test_a_group_with_every_weight_zero_has_null_values() -> None:
+def test_a_group_with_every_weight_zero_has_null_values(packed: list[int]) -> None:
     df = frame(2, "quarters")
     got = df.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP"], shape="wide")
     assert got.filter(pl.col("g") == 4).row(0)[1:] == (None, None)

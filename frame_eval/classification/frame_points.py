@@ -24,6 +24,11 @@ from frame_eval.classification.packed_weighted import packed_weighted_points
 
 # -- threshold curve points ------------------------------------------------------------------------
 
+# from this many rows, the points of exact weights come from one sort of packed keys; fewer rows are
+# sorted group by group (fewer steps, so less fixed cost; the same values)
+PACKED_ROWS = 200_000
+
+
 def _exact_exponent(rows: pl.DataFrame, weight: str) -> int | None:
     """The ``k`` of :func:`~frame_eval.classification.exact_weights.unit_exponent` when the weights of
     ``rows`` add up exactly in any order, else None."""
@@ -35,21 +40,23 @@ def _ordered_points(rows: pl.DataFrame, keys: list[str], weight: str, exponent: 
     """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` from each group's rows sorted in an aggregation
     (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): by score alone when the
     weights add up exactly (``exponent`` given), else by (score, label, weight)."""
-    exact = exponent is not None
-    return weighted_curve_points(rows.lazy(), keys, _POSITIVE, _SCORE, weight, exact=exact).collect()
+    points = weighted_curve_points(rows.lazy(), keys, _POSITIVE, _SCORE, weight, exact=exponent is not None)
+    return points.collect(engine="in-memory")  # (sorts within groups run faster there)
 
 
 def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
     """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` of weighted rows, each group's points together
     (the groups in the keys' order), threshold descending: from one sort of packed keys when the weights
-    add up exactly in any order (:func:`~frame_eval.classification.packed_weighted.packed_weighted_points`),
-    else from each group sorted by (score, label, weight). Made once per collect, however many read it."""
+    add up exactly in any order (:func:`~frame_eval.classification.packed_weighted.packed_weighted_points`)
+    and there are at least :data:`PACKED_ROWS` rows, else from each group sorted (by score alone, or by
+    (score, label, weight) when the weights do not add up exactly). Made once per collect, however many
+    read it."""
     rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
     schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
         exponent = _exact_exponent(frame, weight)
-        packed = None if exponent is None else packed_weighted_points(
+        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
             frame, keys, _POSITIVE, _SCORE, weight, exponent
         )
         if packed is None:
@@ -111,7 +118,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
         exponent = _exact_exponent(frame, _WEIGHT)
-        packed = None if exponent is None else packed_weighted_points(
+        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
             frame, keys, _POSITIVE, _SCORE, _WEIGHT, exponent, with_score=False, in_key_order=False
         )
         if packed is not None:
@@ -121,7 +128,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
             groups = frame.select(keys).unique().join(
                 points.select(GROUP_ID, *keys).unique(GROUP_ID), on=keys, how="left", nulls_equal=True
             ) if keys else pl.DataFrame({GROUP_ID: [0]}, schema={GROUP_ID: pl.UInt32})
-        return _areas_of(points.lazy(), groups.lazy(), keys, names).collect()
+        return _areas_of(points.lazy(), groups.lazy(), keys, names).collect(engine="in-memory")
 
     return rows.map_batches(run, schema=schema, streamable=False)
 
