@@ -2,7 +2,9 @@
 
 :func:`curve_points` gives one point per distinct score of each group (counts, or sums of
 sample weights added in an order that fixes their bits, see
-:mod:`~frame_eval.classification.exact_weights`); :func:`weighted_score_measures` reads ROC AUC, AP,
+:mod:`~frame_eval.classification.exact_weights`; weights that add up exactly come, from
+:data:`PACKED_ROWS` rows, from one sort of packed keys, see
+:mod:`~frame_eval.classification.packed_weighted`); :func:`weighted_score_measures` reads ROC AUC, AP,
 PR AUC and EER of weighted rows off those points; :func:`binary_areas` hands either path to the
 multi-class areas.
 """
