@@ -30,7 +30,7 @@ import polars as pl
 
 from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
 
-__all__ = ["GROUP", "exact_sums", "weighted_curve_points", "when_exact"]
+__all__ = ["GROUP", "exact_sums", "unit_exponent", "weighted_curve_points", "when_exact"]
 
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
 
@@ -59,12 +59,23 @@ def exact_sums(weights: pl.Series) -> bool:
         return False
     if top == 0:
         return True
-    # top < 2^e and n < 2^b, so every partial sum is below 2^(e + b): scaled by 2^k it must stay below 2^53
-    k = 53 - math.frexp(float(top))[1] - n.bit_length()  # type: ignore[arg-type]
+    k = _exponent(n, float(top))  # type: ignore[arg-type]
     if k < 0:
         return False
-    scaled = weights * 2.0 ** min(k, _MAX_EXPONENT)  # a power of two: exact (the values stay below 2^53)
+    scaled = weights * 2.0**k  # a power of two: exact (the values stay below 2^53)
     return bool((scaled == scaled.floor()).all())
+
+
+def _exponent(n: int, top: float) -> int:
+    # top < 2^e and n < 2^b, so every partial sum is below 2^(e + b): scaled by 2^k it must stay below 2^53
+    return min(53 - math.frexp(top)[1] - n.bit_length(), _MAX_EXPONENT)
+
+
+def unit_exponent(weights: pl.Series) -> int:
+    """The ``k`` of :func:`exact_sums` for ``weights`` that pass it: each weight times ``2^k`` is a whole
+    number, and ``n max(w) 2^k`` is below ``2^53`` (0 when every weight is 0)."""
+    top = weights.max()
+    return _exponent(weights.len(), float(top)) if top else 0  # type: ignore[arg-type]
 
 
 def when_exact(

@@ -2,37 +2,73 @@
 
 :func:`curve_points` gives one point per distinct score of each group (counts, or sums of
 sample weights added in an order that fixes their bits, see
-:mod:`~frame_eval.classification.exact_weights`); :func:`weighted_score_measures` reads ROC AUC, AP,
+:mod:`~frame_eval.classification.exact_weights`; weights that add up exactly come, from
+:data:`PACKED_ROWS` rows, from one sort of packed keys, see
+:mod:`~frame_eval.classification.packed_weighted`); :func:`weighted_score_measures` reads ROC AUC, AP,
 PR AUC and EER of weighted rows off those points; :func:`binary_areas` hands either path to the
 multi-class areas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import polars as pl
 
+from frame_eval.classification import exact_weights
 from frame_eval.classification.counts import ratio
-from frame_eval.classification.exact_weights import weighted_curve_points, when_exact
+from frame_eval.classification.exact_weights import weighted_curve_points
 from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import point_areas, score_measures
+from frame_eval.classification.packed_weighted import packed_weighted_points
 
 # -- threshold curve points ------------------------------------------------------------------------
 
+# from this many rows, the points of exact weights come from one sort of packed keys; fewer rows are
+# sorted group by group (fewer steps, so less fixed cost; the same values)
+PACKED_ROWS = 200_000
+
+
+def _exact_exponent(rows: pl.DataFrame, weight: str) -> int | None:
+    """The ``k`` of :func:`~frame_eval.classification.exact_weights.unit_exponent` when the weights of
+    ``rows`` add up exactly in any order, else None."""
+    weights = rows.get_column(weight)
+    return exact_weights.unit_exponent(weights) if exact_weights.exact_sums(weights) else None
+
+
+def _ordered_points(rows: pl.DataFrame, keys: list[str], weight: str, exponent: int | None) -> pl.DataFrame:
+    """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` from each group's rows sorted in an aggregation
+    (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): by score alone when the
+    weights add up exactly (``exponent`` given), else by (score, label, weight)."""
+    points = weighted_curve_points(rows.lazy(), keys, _POSITIVE, _SCORE, weight, exact=exponent is not None)
+    return points.collect(engine="in-memory")  # (sorts within groups run faster there)
+
+
 def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.LazyFrame:
-    """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` of weighted rows
-    (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): each group sorted by score
-    alone when the weights add up exactly in any order, else by (score, label, weight). Made once per
-    collect, however many read it."""
+    """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` of weighted rows, each group's points together
+    (the groups in the keys' order), threshold descending: from one sort of packed keys when the weights
+    add up exactly in any order (:func:`~frame_eval.classification.packed_weighted.packed_weighted_points`)
+    and there are at least :data:`PACKED_ROWS` rows, else from each group sorted (by score alone, or by
+    (score, label, weight) when the weights do not add up exactly). Made once per collect, however many
+    read it."""
     rows = scored.select(*keys, _POSITIVE, _SCORE, weight)
+    schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
-    def sorted_points(exact: bool) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
-        return lambda f: weighted_curve_points(f, keys, _POSITIVE, _SCORE, weight, exact=exact)
+    def run(frame: pl.DataFrame) -> pl.DataFrame:
+        exponent = _exact_exponent(frame, weight)
+        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
+            frame, keys, _POSITIVE, _SCORE, weight, exponent
+        )
+        if packed is None:
+            return _ordered_points(frame, keys, weight, exponent)
+        groups, points = packed
+        if keys:  # the keys of the (few) groups joined to the points, rather than carried by every row
+            points = points.join(groups, on=GROUP_ID, how="left", maintain_order="left")
+        return points.select(schema.names())
 
-    return when_exact(rows, weight, sorted_points(True), sorted_points(False)).cache()
+    return rows.map_batches(run, schema=schema, streamable=False).cache()
 
 
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
@@ -73,38 +109,56 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
 
 
 def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Sequence[str]) -> pl.LazyFrame:
-    """``[*keys, <one Float64 column per name>]`` of weighted rows, from the points of :func:`_weighted_curve`
-    (sums of weights per distinct score, in an order that fixes their bits): each group sorted once, and
-    the areas of all groups read off those points at once (:func:`grouped_scores.point_areas`, the
-    unweighted path's code)."""
+    """``[*keys, <one Float64 column per name>]`` of weighted rows, one row per group (in no set order),
+    from the points of :func:`_weighted_curve` (sums of weights per distinct score that have the same bits
+    in any row order): the areas of all groups read off those points at once
+    (:func:`grouped_scores.point_areas`, the unweighted path's code). A group whose weights are all 0 has
+    no points and null values, as unweighted."""
     keys = list(keys)
-    pts = _weighted_curve(scored, keys, _WEIGHT)  # each group's points contiguous, threshold descending
+    rows = scored.select(*keys, _POSITIVE, _SCORE, _WEIGHT)
+    schema = {**rows.select(keys).collect_schema(), **dict.fromkeys(names, pl.Float64)}
+
+    def run(frame: pl.DataFrame) -> pl.DataFrame:
+        exponent = _exact_exponent(frame, _WEIGHT)
+        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
+            frame, keys, _POSITIVE, _SCORE, _WEIGHT, exponent, with_score=False, in_key_order=False
+        )
+        if packed is not None:
+            groups, points = packed
+        else:  # the groups without points (every weight 0) keep no number: null values
+            points = _ordered_points(frame, keys, _WEIGHT, exponent)
+            groups = frame.select(keys).unique().join(
+                points.select(GROUP_ID, *keys).unique(GROUP_ID), on=keys, how="left", nulls_equal=True
+            ) if keys else pl.DataFrame({GROUP_ID: [0]}, schema={GROUP_ID: pl.UInt32})
+        return _areas_of(points.lazy(), groups.lazy(), keys, names).collect(engine="in-memory")
+
+    return rows.map_batches(run, schema=schema, streamable=False)
+
+
+def _areas_of(
+    points: pl.LazyFrame, groups: pl.LazyFrame, keys: list[str], names: Sequence[str]
+) -> pl.LazyFrame:
+    """``[*keys, *names]`` from points ``[GROUP_ID, tp, fp, _P, _N, ...]`` (each group's together,
+    threshold descending) and ``groups`` ``[GROUP_ID, *keys]`` (one row per group)."""
     tp, fp = pl.col("tp"), pl.col("fp")
     first = (pl.col(GROUP_ID) != pl.col(GROUP_ID).shift(1)).fill_null(True)
 
     def at_first(e: pl.Expr) -> pl.Expr:  # P and N as the expressions take them, at the group's first point
         return pl.when(first).then(e).forward_fill()
 
-    pts = pts.select(  # (Float64 even when no weight is above 0 and there are no points)
-        GROUP_ID, *keys, tp.cast(pl.Float64), fp.cast(pl.Float64),
+    points = points.select(  # (Float64 even when no weight is above 0 and there are no points)
+        GROUP_ID, tp.cast(pl.Float64), fp.cast(pl.Float64),
         at_first(tp + (pl.col("_P") - tp)).cast(pl.Float64).alias("_P"),
         at_first(fp + (pl.col("_N") - fp)).cast(pl.Float64).alias("_N"),
     )
-    per_group = pts.filter(first).select(GROUP_ID, *keys, "_P", "_N")
-    for part in point_areas(pts.select(GROUP_ID, "tp", "fp", "_P", "_N"), names):
+    per_group = points.filter(first).select(GROUP_ID, "_P", "_N")
+    for part in point_areas(points, names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
     both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
     rules = {"ROC_AUC": both, "EER": both, "average_precision": some, "PR_AUC": some}
-    per_group = per_group.select(
+    return groups.join(per_group, on=GROUP_ID, how="left").select(
         *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
     )
-    groups = scored.select(keys).unique() if keys else None
-    if groups is not None:  # a group whose weights are all 0 has no points: null values, as unweighted
-        per_group = groups.join(per_group, on=keys, how="left", nulls_equal=True)
-    else:  # no keys: one row, of nulls when no weight is above 0
-        nulls = pl.select(pl.lit(None, pl.Float64).alias(n) for n in names).lazy()
-        per_group = pl.concat([per_group.select(names), nulls]).head(1)
-    return per_group.select(*keys, *(pl.col(n).cast(pl.Float64) for n in names))
 
 
 # -- the binary areas of many groups ---------------------------------------------------------------
