@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 from sklearn import metrics as skm
 
-from frame_eval.classification import grouped_scores
+from frame_eval.classification import grouped_scores, packed_points
 
 NAMES = ["ROC_AUC", "average_precision", "PR_AUC", "EER"]
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, 5e-324, -5e-324, 1e308, -1e308, 0.5, -0.5, 1.0]
@@ -84,7 +84,7 @@ def test_groups_sharing_a_hash_are_measured_exactly(monkeypatch: pytest.MonkeyPa
             return pl.lit(12345, pl.UInt64)
         return pl.struct(names).hash() % 3  # twelve groups on three hashes
 
-    monkeypatch.setattr(grouped_scores, "_group_hash", colliding)
+    monkeypatch.setattr(packed_points, "_group_hash", colliding)
     got, per_group = _both(frame, keys)
     assert got.equals(want)
     assert per_group.equals(want)

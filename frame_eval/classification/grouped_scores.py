@@ -30,7 +30,7 @@ import polars as pl
 from frame_eval._float import pairwise_sums
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import _G, _L, _S, _group_hash, points_of_rows
+from frame_eval.classification.packed_points import _COUNTS, _G, _L, _S, hashed_groups, points_of_rows
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -50,23 +50,18 @@ def score_measures(
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
     keys = list(keys)
     rows = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    counts = [pl.len().alias("_n"), pl.col(_L).sum().alias("_P")]
+    again = None
     if keys:
         # a 63-bit hash of the keys stands for the group in the sort key; groups whose keys share a
         # hash (told apart exactly by the group table) are measured again on their own rows
-        rows = rows.with_columns(_group_hash(keys).alias(_G))
-        groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts).cache()  # read twice below
-        shared = pl.col(_G).is_duplicated()
-        clashes = groups.filter(shared).select(keys)
-        groups = groups.filter(~shared)
+        rows, groups, _, again = hashed_groups(frame, rows, keys)
     else:
-        groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *counts)
+        groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *_COUNTS)
         rows = rows.with_columns(pl.lit(0, pl.UInt64).alias(_G))
     points = rows.select(_G, _L, _S).map_batches(_points_of_rows, schema=_RUN_POINTS)
     result = _with_areas(groups, point_areas(points, names), keys, names)
-    if not keys:
+    if again is None:
         return result
-    again = frame.join(clashes, on=keys, how="semi", nulls_equal=True)
     return pl.concat([result, _sorted_per_group(again, keys, positive, score, names)])
 
 

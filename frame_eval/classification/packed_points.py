@@ -57,27 +57,42 @@ def packed_group_points(
 
     keys = list(keys)
     base = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    counts = [pl.len().alias("_n"), pl.col(_L).sum().alias("_P")]
     if not keys:
-        totals = base.select(pl.lit(0, pl.UInt64).alias(_G), *counts)
+        totals = base.select(pl.lit(0, pl.UInt64).alias(_G), *_COUNTS)
         rows = base.with_columns(pl.lit(0, pl.UInt64).alias(_G))
         return totals, rows.select(_G, _L, _S).map_batches(_points_of_hashed_rows, schema=_POINTS)
-    rows = base.with_columns(_group_hash(keys).alias(_G))
-    groups = rows.group_by(keys).agg(pl.col(_G).first(), *counts).cache()  # read three times below
-    shared = pl.col(_G).is_duplicated()
-    totals = groups.filter(~shared).select(_G, *keys, "_n", "_P")
+    rows, own, shared, again = hashed_groups(frame, base, keys)
+    totals = own.select(_G, *keys, "_n", "_P")
     points = rows.select(_G, _L, _S).map_batches(_points_of_hashed_rows, schema=_POINTS)
-    points = points.join(groups.filter(shared).select(_G), on=_G, how="anti")  # merged groups' points
-    # (in the frame's order, so group_points numbers the groups alike in every plan that reads them)
-    again = frame.join(
-        groups.filter(shared).select(keys), on=keys, how="semi", nulls_equal=True, maintain_order="left"
-    )
+    points = points.join(shared, on=_G, how="anti")  # merged groups' points
     more_totals, more_points = group_points(again, keys, positive, score)
     renumbered = pl.col(_G).cast(pl.UInt64) + pl.lit(_HALF, pl.UInt64)
     return (
         pl.concat([totals, more_totals.with_columns(renumbered)]),
         pl.concat([points, more_points.with_columns(renumbered)]),
     )
+
+
+_COUNTS: Final = (pl.len().alias("_n"), pl.col(_L).sum().alias("_P"))
+
+
+def hashed_groups(
+    frame: pl.LazyFrame, base: pl.LazyFrame, keys: Sequence[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """The groups of ``base`` (``[*keys, _L, ...]``, rows of ``frame``) numbered by :func:`_group_hash`:
+
+    ``base`` with ``_G``; the table ``[*keys, _G, _n, _P]`` of the groups whose hash is theirs alone;
+    ``[_G]``, the hashes several groups share; and ``frame``'s rows of those groups, in ``frame``'s
+    order (so that a sort per group numbers them alike in every plan that reads them), to be
+    measured on their own: a collision costs time, never a wrong number.
+    """
+    rows = base.with_columns(_group_hash(keys).alias(_G))
+    groups = rows.group_by(keys).agg(pl.col(_G).first(), *_COUNTS).cache()  # read three times below
+    merged = pl.col(_G).is_duplicated()
+    again = frame.join(
+        groups.filter(merged).select(keys), on=keys, how="semi", nulls_equal=True, maintain_order="left"
+    )
+    return rows, groups.filter(~merged), groups.filter(merged).select(_G), again
 
 
 def _points_of_hashed_rows(rows: pl.DataFrame) -> pl.DataFrame:
