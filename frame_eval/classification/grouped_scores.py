@@ -30,7 +30,15 @@ import polars as pl
 from frame_eval._float import pairwise_sums
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import _COUNTS, _G, _L, _S, hashed_groups, points_of_rows
+from frame_eval.classification.packed_points import (
+    _COUNTS,
+    _G,
+    _L,
+    _S,
+    hashed_groups,
+    points_of_rows,
+    within_group,
+)
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -152,12 +160,8 @@ def _points_of_sorted(rows: pl.DataFrame) -> pl.DataFrame:
     points = rows.filter(((s != s.shift(-1)) | (g != g.shift(-1))).fill_null(True)).select(_G, "_k", "tp", _S)
     first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
 
-    def within(name: str) -> pl.Expr:
-        running = pl.col(name)
-        return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
-
     k, tp = pl.col("_k"), pl.col("tp")
-    return points.with_columns(within("_k"), within("tp")).select(
+    return points.with_columns(within_group(k, first), within_group(tp, first)).select(
         pl.col(_G).cast(pl.UInt32), k, tp, (k - tp).alias("fp"),
         # the group's rows and positives: the counts at its last point
         pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),

@@ -36,10 +36,14 @@ _POINTS: Final = {
 }
 
 
+def keys_hash(keys: Sequence[str]) -> pl.Expr:
+    """A 64-bit hash of the key columns (UInt64; a row's is its group's)."""
+    return pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
+
+
 def _group_hash(keys: Sequence[str]) -> pl.Expr:
     """A 63-bit hash of the key columns (UInt64): a row's is its group's."""
-    hashed = pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
-    return hashed // 2
+    return keys_hash(keys) // 2
 
 
 def packed_group_points(
@@ -99,6 +103,12 @@ def _points_of_hashed_rows(rows: pl.DataFrame) -> pl.DataFrame:
     return points_of_rows(rows, pl.UInt64)
 
 
+def within_group(running: pl.Expr, first: pl.Expr) -> pl.Expr:
+    """A running sum over the rows of many groups (each group's rows together) made each group's own:
+    less its value on the row before the group's ``first`` row (its name kept)."""
+    return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
+
+
 def _order(score: pl.Expr) -> pl.Expr:
     """A double as an unsigned 64-bit integer in the same order (-0.0 as 0.0, so a threshold of -0.0
     reads back as 0.0; no NaN: the callers refuse NaN scores)."""
@@ -137,12 +147,8 @@ def points_of_rows(
     g = pl.col(_G)
     first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
 
-    def within(name: str) -> pl.Expr:  # running counts over all groups, less those where the group began
-        running = pl.col(name)
-        return running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()
-
     k, tp = pl.col("_k"), pl.col("tp")
-    return runs.filter("_end").with_columns(within("_k"), within("tp")).select(
+    return runs.filter("_end").with_columns(within_group(k, first), within_group(tp, first)).select(
         g, k, tp, (k - tp).alias("fp"),
         pl.when(last).then(k).backward_fill().alias("_n"), pl.when(last).then(tp).backward_fill().alias("_P"),
         *([_S] if score else []),

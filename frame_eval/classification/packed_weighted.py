@@ -35,7 +35,7 @@ from typing import Final
 
 import polars as pl
 
-from frame_eval.classification.packed_points import _G, _order, _score
+from frame_eval.classification.packed_points import _G, _order, _score, keys_hash, within_group
 
 __all__ = ["GROUP", "packed_weighted_points"]
 
@@ -67,7 +67,7 @@ def packed_weighted_points(
     layout = _Layout.of(rows, keys, weight, exponent, in_key_order)
     weighted = rows.lazy().filter(w != 0)
     if layout.hash_bits:
-        weighted = weighted.with_columns(_top(_hash(keys), layout.hash_bits).alias(GROUP))
+        weighted = weighted.with_columns(_top(keys_hash(keys), layout.hash_bits).alias(GROUP))
     elif keys:
         weighted = weighted.join(layout.groups.lazy(), on=keys, how="left", nulls_equal=True)
     else:
@@ -113,9 +113,8 @@ def packed_weighted_points(
     g = pl.col(GROUP)
     first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
 
-    def within(name: str) -> pl.Expr:  # running sums over all groups, less those where the group began
-        running = pl.col(name)
-        return (running - pl.when(first).then(running.shift(1).fill_null(0)).forward_fill()).cast(pl.Float64)
+    def within(name: str) -> pl.Expr:  # the group's own running sum of units, as a double
+        return within_group(pl.col(name), first).cast(pl.Float64)
 
     unit = 2.0 ** (layout.shift - exponent)  # a power of two: units times it are sums of weights, exactly
     points = runs.filter("_end").select(
@@ -148,7 +147,7 @@ class _Layout:
         shift = 0
         groups = _distinct(rows, keys) if keys else None
         if groups is not None and not in_key_order:
-            hashes = groups.with_columns(_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
+            hashes = groups.with_columns(keys_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
             apart = _apart(hashes, _KEY_BITS - unit_bits)
             if not apart:  # a coarser unit (the largest power of two dividing every weight): more hash bits
                 scaled = (pl.col(weight) * 2.0**exponent).cast(pl.UInt64)
@@ -175,10 +174,6 @@ def _distinct(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     if len(keys) == 1:
         return rows.get_column(keys[0]).unique().to_frame()
     return rows.lazy().group_by(keys).agg().collect()
-
-
-def _hash(keys: list[str]) -> pl.Expr:
-    return pl.col(keys[0]).hash() if len(keys) == 1 else pl.struct(keys).hash()
 
 
 def _top(hashes: pl.Expr, bits: int) -> pl.Expr:
