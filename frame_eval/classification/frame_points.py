@@ -21,7 +21,7 @@ from frame_eval.classification.exact_weights import weighted_curve_points
 from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
-from frame_eval.classification.grouped_scores import point_areas, score_measures
+from frame_eval.classification.grouped_scores import defined_areas, point_areas, score_measures
 from frame_eval.classification.packed_weighted import packed_weighted_points
 
 # -- threshold curve points ------------------------------------------------------------------------
@@ -154,11 +154,7 @@ def _areas_of(
     per_group = points.filter(first).select(GROUP_ID, "_P", "_N")
     for part in point_areas(points, names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
-    both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
-    rules = {"ROC_AUC": both, "EER": both, "average_precision": some, "PR_AUC": some}
-    return groups.join(per_group, on=GROUP_ID, how="left").select(
-        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
-    )
+    return groups.join(per_group, on=GROUP_ID, how="left").select(*keys, *defined_areas(names))
 
 
 # -- the binary areas of many groups ---------------------------------------------------------------

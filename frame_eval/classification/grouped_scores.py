@@ -82,11 +82,15 @@ def _with_areas(
     )
     for part in areas:
         result = result.join(part, on=_G, how="left")
-    both = (pl.col("_P") > 0) & (pl.col("_N") > 0)
-    rules = {"ROC_AUC": both, "EER": both, "average_precision": pl.col("_P") > 0, "PR_AUC": pl.col("_P") > 0}
-    return result.select(
-        *keys, *(pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names)
-    )
+    return result.select(*keys, *defined_areas(names))
+
+
+def defined_areas(names: Sequence[str]) -> list[pl.Expr]:
+    """The area columns ``names`` (Float64), each null where it is undefined: ROC AUC and EER need
+    positives and negatives (``_P``, ``_N`` above 0), AP and PR AUC positives."""
+    both, some = (pl.col("_P") > 0) & (pl.col("_N") > 0), pl.col("_P") > 0
+    rules = {"ROC_AUC": both, "EER": both, "average_precision": some, "PR_AUC": some}
+    return [pl.when(rules[name]).then(pl.col(name)).cast(pl.Float64).alias(name) for name in names]
 
 
 def _sorted_per_group(
