@@ -28,6 +28,8 @@ Rules (trec_eval's ``form_res_rels``):
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -259,8 +261,9 @@ _FALSE_MATCH = f"{INTERNAL}_false_match"
 
 def _pair_hash(columns: Sequence[str]) -> pl.Expr:
     """64-bit hash of a run or qrels row's (query keys, doc_id) pair: the key of the judgements
-    join (tests replace it with a colliding one to exercise the exact fallback)."""
-    return pl.struct(columns).hash()
+    join (tests replace it with a colliding one to exercise the exact fallback). Each column hashed
+    alone, seeded by its position, and combined: a quarter of a struct's hash at 10M rows."""
+    return functools.reduce(operator.xor, [pl.col(c).hash(seed=i) for i, c in enumerate(columns)])
 
 
 def _join_judgements(
