@@ -49,7 +49,14 @@ from frame_eval.evaluate_summary import (  # noqa: F401  (re-exported: the names
     micro_parts,
     summary_of,
 )
-from frame_eval.judged import Duplicates, RunColumns, evaluation_frame, judged_frame
+from frame_eval.judged import (
+    QUERY_NUMBER,
+    Duplicates,
+    RunColumns,
+    evaluation_frame,
+    judged_frame,
+    numbered_evaluation_frame,
+)
 from frame_eval.partitioned import Partitioning, split
 from frame_eval.ranking import batched
 from frame_eval.ranking._common import ORDERED
@@ -101,18 +108,25 @@ def per_query_wide(
         return long.group_by(cols.query_keys).agg(
             pl.col("value").filter(pl.col("metric") == label).first().alias(label) for _, label in pairs
         ).sort(cols.query_keys)
+    group_keys, names = list(cols.query_keys), None
     if any(m.spec.reads_unjudged for m in measures):
         judged, problems = judged_frame(run, qrels, cols, **options)
     else:
         # most measures read only judged documents, and only some of those: skip the rest
         reads = [m.lowest_read for m in measures]
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
-        judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
         # in rank order once, so that no measure sorts its terms group by group (the group-by keeps
-        # each query's rows in frame order: a small call sorts by the rank alone, one integer key)
+        # each query's rows in frame order): a small call sorts by the rank alone, one integer key;
+        # a larger one by one integer of each query's number and the rank, and groups by the number
         state = _checks.current()
-        order = [cols.rank] if state is not None and state.small else [*cols.query_keys, cols.rank]
-        judged = judged.sort(order, nulls_last=True)
+        if state is not None and state.small:
+            judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
+            judged = judged.sort(cols.rank, nulls_last=True)
+        else:
+            judged, names, problems = numbered_evaluation_frame(run, qrels, cols, **options,
+                                                                lowest_read=lowest)
+            judged = judged.sort(_number_and_rank(cols.rank)).with_columns(pl.col(QUERY_NUMBER).set_sorted())
+            group_keys = [QUERY_NUMBER]
     # judged_frame() comes sorted by the keys and rank, unranked rows last
     roles = {"rank": cols.rank, "relevance": cols.relevance, ORDERED: "1"}
     if micro:  # a numerator and a denominator column per measure (``micro_parts``)
@@ -132,13 +146,23 @@ def per_query_wide(
         exprs, picks = list(built), list(columns)
         suffixes = ("",)
     index = {m.name: f"{_MEASURE}{i}" for i, m in enumerate(measures)}
-    per_query = judged.group_by(cols.query_keys).agg(exprs).select(*cols.query_keys, *picks)
+    per_query = judged.group_by(group_keys).agg(exprs).select(*group_keys, *picks)
+    if names is not None:
+        per_query = names.join(per_query, on=QUERY_NUMBER).drop(QUERY_NUMBER)
     per_query = per_query.sort(cols.query_keys)
     labelled_columns = [
         pl.col(index[m.name] + suffix).alias(label + suffix) for m, label in pairs for suffix in suffixes
     ]
     per_query = per_query.select(*cols.query_keys, *labelled_columns)
     return _checks.attach(per_query, problems)
+
+
+def _number_and_rank(rank: str) -> pl.Expr:
+    """One UInt64 per row of a numbered frame, in the order of (query number, rank), missed documents
+    (null rank) last: ``number * 2^33 + rank``, a null rank read as ``2^32`` (above every UInt32 rank;
+    the numbers, one per query, stay below 2^31)."""
+    number = pl.col(QUERY_NUMBER).cast(pl.UInt64) * pl.lit(1 << 33, pl.UInt64)
+    return number + pl.col(rank).cast(pl.UInt64).fill_null(pl.lit(1 << 32, pl.UInt64))
 
 
 @functools.lru_cache(maxsize=256)

@@ -74,6 +74,7 @@ class _Plan:
     judgements: pl.LazyFrame | None = None
 
 
+QUERY_NUMBER = f"{INTERNAL}_query_number"  # numbered_evaluation_frame's number of each query
 _RANK_LIMIT = 2**32 - 1  # ranks are UInt32: a cutoff or depth beyond it limits nothing
 
 
@@ -88,8 +89,10 @@ def _plan(
     strict: bool = False,
     whole_run: bool = False,
     judged_only: bool = False,
+    numbered: bool = False,
 ) -> _Plan:
-    """The shared pieces; ``whole_run`` keeps every run column (for the judged frame)."""
+    """The shared pieces; ``whole_run`` keeps every run column (for the judged frame); ``numbered``
+    gives each group a number (``QUERY_NUMBER``, on the groups and the plan's qrels)."""
     if not isinstance(judged_only, bool):
         raise TypeError(f"judged_only must be True or False (trec_eval -J), got {judged_only!r}")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
@@ -157,7 +160,9 @@ def _plan(
     # query ids less)
     judged_groups = groups if not complete and not cols.by else None
     problems.append(_overlap_problem(queries_run, judged_queries, cols.query_id, strict, judged_groups))
-    group_qrels = groups.select(keys).join(qrels, on=cols.query_id)
+    if numbered:  # read by the judgements, the deepest ranks and the keys of each number
+        groups = groups.with_row_index(QUERY_NUMBER).cache()
+    group_qrels = groups.select(*keys, *([QUERY_NUMBER] if numbered else [])).join(qrels, on=cols.query_id)
     # without by=, the judgements join the ranked rows as they are (then kept for the evaluated
     # queries): for a sliced run, no step waits for the groups; for a small one, a join less
     judgements = qrels if (slices or small) and not cols.by else None
@@ -267,10 +272,13 @@ def _pair_hash(columns: Sequence[str]) -> pl.Expr:
 
 
 def _join_judgements(
-    ranked: pl.LazyFrame, judgements: pl.LazyFrame, cols: RunColumns, evaluated: pl.LazyFrame | None
+    ranked: pl.LazyFrame, judgements: pl.LazyFrame, cols: RunColumns, evaluated: pl.LazyFrame | None,
+    carried: Sequence[str] = (),
 ) -> pl.LazyFrame:
-    """``[*keys, doc_id, rank, relevance]``: every judgement once (of the ``evaluated`` queries
-    only, when given), with the rank of its document in ``ranked`` (null when not retrieved).
+    """``[*keys, doc_id, rank, relevance, *carried]``: every judgement once (of the ``evaluated``
+    queries only, when given), with the rank of its document in ``ranked`` (null when not
+    retrieved). ``carried``: columns of ``evaluated`` (when given) or else of ``judgements``, one
+    value per query, kept on its rows.
 
     The join's hash table holds the judgements (the ranked rows, many more, stream past it),
     keyed by a 64-bit hash of the (keys, doc_id) pair rather than by the pair itself: at 10M run
@@ -287,22 +295,27 @@ def _join_judgements(
         judgements.with_columns(pair), on=_PAIR, how="right", build_side="force_right", suffix=_THEIRS
     )
     same = pl.all_horizontal(pl.col(k) == pl.col(k + _THEIRS) for k in doc_keys)
+    own = [] if evaluated is not None else list(carried)  # the judgements' own (the others join below)
     judged = joined.select(
         *(pl.col(k + _THEIRS).alias(k) for k in doc_keys),
         pl.when(same).then(pl.col(cols.rank)).alias(cols.rank),
         cols.relevance,
+        *own,
         (pl.col(cols.rank).is_not_null() & ~same).alias(_FALSE_MATCH),
     ).cache()  # read three times: for false matches, the clean queries and the others
     collided = judged.filter(_FALSE_MATCH).select(keys).unique()
     if evaluated is None:
         clean = judged.join(collided, on=keys, how="anti")
-    else:
-        collided = collided.join(evaluated, on=keys, how="semi")
-        clean = judged.join(evaluated.join(collided, on=keys, how="anti"), on=keys, how="semi")
-    mended = judged.join(collided, on=keys, how="semi").group_by(doc_keys).agg(
-        pl.col(cols.rank).max(), pl.col(cols.relevance).first()
+    else:  # an inner join keeps the evaluated queries' rows and brings what they carry
+        keep = "inner" if carried else "semi"
+        collided = collided.join(evaluated, on=keys, how=keep)
+        clean = judged.join(evaluated.join(collided, on=keys, how="anti"), on=keys, how=keep)
+    bring = "inner" if carried and evaluated is not None else "semi"  # the evaluated queries' columns
+    mended = judged.join(collided, on=keys, how=bring).group_by(doc_keys).agg(
+        pl.col(cols.rank).max(), pl.col(cols.relevance).first(), *(pl.col(c).first() for c in carried)
     )
-    return pl.concat([clean.drop(_FALSE_MATCH), mended], how="vertical")
+    columns = [*doc_keys, cols.rank, cols.relevance, *carried]
+    return pl.concat([clean.select(columns), mended.select(columns)], how="vertical")
 
 
 def evaluation_frame(
@@ -329,31 +342,81 @@ def evaluation_frame(
     stay those of all the qrels. Returns the frame and its data checks, to attach to
     whatever small result is computed from it.
     """
-    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only)
+    frame, _, problems = _compact(run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates,
+                                  lowest_read=lowest_read, strict=strict, judged_only=judged_only)
+    return frame, problems
+
+
+def numbered_evaluation_frame(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    *,
+    complete: bool = False,
+    depth: int | None = None,
+    duplicates: Duplicates = "error",
+    lowest_read: float | None = None,
+    strict: bool = False,
+    judged_only: bool = False,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, list[pl.LazyFrame | _checks.Problem]]:
+    """:func:`evaluation_frame` with each evaluated query numbered: ``[QUERY_NUMBER, rank,
+    relevance]``, the keys of each number ``[QUERY_NUMBER, *keys]`` (one row per query) and the
+    data checks. Sorting the rows by one integer (number and rank) costs a third of a sort by the
+    keys and rank, and the group-by of a sorted number no more than one of sorted keys."""
+    frame, names, problems = _compact(run, qrels, cols, complete=complete, depth=depth,
+                                      duplicates=duplicates, lowest_read=lowest_read, strict=strict,
+                                      judged_only=judged_only, numbered=True)
+    assert names is not None
+    return frame, names, problems
+
+
+def _compact(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    cols: RunColumns,
+    *,
+    complete: bool,
+    depth: int | None,
+    duplicates: Duplicates,
+    lowest_read: float | None,
+    strict: bool,
+    judged_only: bool,
+    numbered: bool = False,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None, list[pl.LazyFrame | _checks.Problem]]:
+    plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only,
+                 numbered=numbered)
     keys = cols.query_keys
     doc_keys = [*keys, cols.doc_id]
+    number = [QUERY_NUMBER] if numbered else []
     group_qrels = plan.qrels if plan.judgements is None else plan.judgements
     if lowest_read is not None:
         group_qrels = group_qrels.filter(pl.col(cols.relevance) >= lowest_read)
     # the judgements of queries the run has (the plan's qrels are those already)
-    evaluated = plan.groups.select(keys) if plan.judgements is not None and not complete else None
+    evaluated = plan.groups.select(*keys, *number) if plan.judgements is not None and not complete else None
     state = _checks.current()
     if state is not None and state.small:  # a few rows: the join on the pair itself, a step less
         judged = plan.ranked.join(group_qrels, on=doc_keys, how="right", build_side="force_right")
         if evaluated is not None:
-            judged = judged.join(evaluated, on=keys, how="semi")
+            judged = judged.join(evaluated, on=keys, how="inner" if numbered else "semi")
     else:
-        judged = _join_judgements(plan.ranked, group_qrels, cols, evaluated)
+        # the plan's qrels carry the numbers; the judgements as they are (plan.judgements) do not
+        carried = number if evaluated is not None or plan.judgements is None else []
+        judged = _join_judgements(plan.ranked, group_qrels, cols, evaluated, carried)
+    if numbered and evaluated is None and plan.judgements is not None:  # complete=True: every judged query
+        judged = judged.join(plan.groups.select(*keys, QUERY_NUMBER), on=keys, how="inner")
     # the few queries with tied scores (or a shared key hash) take their exact ranks
     rank = pl.col(cols.rank) if plan.exact is None else pl.coalesce(_EXACT, cols.rank)
     if plan.depth is not None:
         rank = pl.when(rank <= plan.depth).then(rank)
     if plan.exact is not None:
         judged = judged.join(plan.exact, on=doc_keys, how="left")
-    judged = judged.select(*keys, rank.alias(cols.rank), pl.col(cols.relevance).cast(pl.Int64))
+    # numbered, the keys are left out (the number stands for them)
+    query = number or keys
+    judged = judged.select(*query, rank.alias(cols.rank), pl.col(cols.relevance).cast(pl.Int64))
     deepest = plan.groups.select(
-        *keys,
+        *query,
         pl.when(pl.col(_NUM_RET) > 0).then(pl.col(_NUM_RET)).alias(cols.rank),
         pl.lit(None, dtype=pl.Int64).alias(cols.relevance),
     )
-    return pl.concat([judged, deepest], how="vertical_relaxed"), plan.problems
+    names = plan.groups.select(QUERY_NUMBER, *keys) if numbered else None
+    return pl.concat([judged, deepest], how="vertical_relaxed"), names, plan.problems
