@@ -8,7 +8,6 @@ ranks a small input in one sort. :mod:`frame_eval.judged` joins the ranks with t
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import polars as pl
@@ -131,15 +130,8 @@ def _score_ranks(
         # an in-memory run (sliced) is counted where it is: the cached ranks need no score or hash
         return ranks.select(*keys, cols.doc_id, cols.rank) if sliced else ranks
 
-    if sliced:  # a slice's rows come a query at a time: ranked by one sort of packed keys
-        schema = {**run.select(*keys, cols.doc_id).collect_schema(), cols.rank: pl.UInt32}
-        in_blocks = functools.partial(_ranks_in_blocks, keys=keys, score=cols.score, rank=cols.rank)
-        pieces = [
-            run.slice(start, length).select(*keys, cols.doc_id, cols.score).map_batches(
-                in_blocks, schema=schema
-            )
-            for start, length in slices
-        ]
+    if sliced:
+        pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
         ranked = pl.concat(pieces, parallel=False)
     else:
         ranked = rank_by_score(run)
@@ -175,57 +167,6 @@ def _score_ranks(
     by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
     scored = run.select(*keys, cols.doc_id, cols.score) if sliced else ranked
     return scored, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
-
-
-_HALF = 1 << 63
-_ALL_ONES = (1 << 64) - 1
-
-
-def _descending(score: pl.Expr) -> pl.Expr:
-    """A double as an unsigned 64-bit integer in the opposite order (-0.0 as 0.0, so that they tie as
-    trec_eval's comparison of doubles has them; a null score, an error the data checks report, last)."""
-    bits = pl.when(score == 0.0).then(0.0).otherwise(score).reinterpret(dtype=pl.UInt64)
-    order = pl.when(bits >= _HALF).then(bits - _HALF).otherwise(pl.lit(_ALL_ONES, pl.UInt64) - bits)
-    return order.fill_null(_ALL_ONES)
-
-
-def _ranks_in_blocks(rows: pl.DataFrame, keys: Sequence[str], score: str, rank: str) -> pl.DataFrame:
-    """``rows`` (``[*keys, doc_id, score]``) less the score, with ``rank``: each row's ``"min"`` rank by
-    score descending within its block, a run of rows with equal keys (a query stored in one run of
-    rows ranks as the window of its hash would; a query in several blocks has ranks summing short of
-    ``n (n + 1) / 2``, and is ranked again by the pair as ties are).
-
-    One sort of a UInt128 per row, ``block * 2^(64 + b) + descending(score) * 2^b + row`` (``2^b``
-    above the rows, so the blocks too): each block's rows come together, best score first, a row's
-    rank its position less its block's first, shared by the run of its score (a polars window ranks
-    each of the thousands of windows apart, which costs a fifth more). A frame function: a series
-    sorts faster on its own, and is put back in row order by a scatter, which has no expression.
-    """
-    height = rows.height
-    width = max(height, 1).bit_length()  # rows and blocks are below 2^width
-    changed = [pl.col(k).ne_missing(pl.col(k).shift()) for k in keys]
-    block = (changed[0] if len(changed) == 1 else pl.any_horizontal(changed)).cum_sum().cast(pl.UInt32)
-    big = pl.UInt128
-    parts = rows.select(block.alias("block"), _descending(pl.col(score)).alias("order"))
-    key = (
-        pl.col("block").cast(big) * pl.lit(1 << (64 + width), big)
-        + pl.col("order").cast(big) * pl.lit(1 << width, big)
-        + pl.int_range(pl.len(), dtype=pl.UInt32).cast(big)
-    )
-    ordered = parts.select(key.alias("key")).get_column("key").sort()
-    row = (pl.col("key") % pl.lit(1 << width, big)).cast(pl.UInt32)
-    position = ordered.to_frame().select(row).to_series()
-    at = pl.int_range(pl.len(), dtype=pl.UInt32)
-    first = (pl.col("block") != pl.col("block").shift()).fill_null(True)
-    tie_start = first | (pl.col("order") != pl.col("order").shift()).fill_null(True)
-    ranks = parts[position].select(
-        pl.when(tie_start).then(at - pl.when(first).then(at).forward_fill() + 1).forward_fill()
-    ).to_series()
-    in_rows = pl.zeros(height, pl.UInt32, eager=True).scatter(position, ranks)
-    nulls = rows.get_column(score).is_null()
-    if nulls.any():  # as the window ranks them (the data checks report them)
-        in_rows = pl.select(pl.when(nulls).then(None).otherwise(in_rows)).to_series()
-    return rows.drop(score).with_columns(in_rows.alias(rank))
 
 
 _COUNT = {_REPEATS: pl.UInt64}
