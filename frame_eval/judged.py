@@ -309,7 +309,9 @@ def _join_judgements(
     else:  # an inner join keeps the evaluated queries' rows and brings what they carry
         keep = "inner" if carried else "semi"
         collided = collided.join(evaluated, on=keys, how=keep)
-        clean = judged.join(evaluated.join(collided, on=keys, how="anti"), on=keys, how=keep)
+        # the table on the queries (the engine would build it on the judgements, 30 MB more at 10M)
+        clean = judged.join(evaluated.join(collided, on=keys, how="anti"), on=keys, how=keep,
+                            build_side="force_right")
     bring = "inner" if carried and evaluated is not None else "semi"  # the evaluated queries' columns
     mended = judged.join(collided, on=keys, how=bring).group_by(doc_keys).agg(
         pl.col(cols.rank).max(), pl.col(cols.relevance).first(), *(pl.col(c).first() for c in carried)
