@@ -95,6 +95,23 @@ def test_only_queries_with_ties_are_ranked_again() -> None:
     assert_matches_pytrec(run, qrels)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_scores_apart_in_their_last_bits_are_ranked_exactly(seed: int) -> None:
+    """Scores apart in their last bits rank as doubles compare, on every path (a ranking by packed
+    integers that keeps a score's upper bits only must rank such queries again by the pair): every
+    value is that of the same run with each score replaced by its dense rank among all scores (the
+    same order and ties, far apart); -0.0 ties with 0.0."""
+    run, qrels = random_case(seed, integer_ids=bool(seed % 2), near_ties=False)
+    rng = np.random.default_rng(seed)
+    steps = rng.integers(0, 4, size=run.height)  # 0 to 3 units in the last place above the score
+    scores = [s + k * float(np.spacing(s)) if s else (-0.0 if k % 2 else 0.0)
+              for s, k in zip(run["score"].to_list(), steps, strict=True)]
+    stored = run.with_columns(score=pl.Series(scores, dtype=pl.Float64)).sort("query_id", maintain_order=True)
+    spread = stored.with_columns(pl.col("score").rank("dense").cast(pl.Float64))
+    got = stored.ireval.evaluate(qrels, NAMES, shape="wide")
+    assert got.equals(spread.ireval.evaluate(qrels, NAMES, shape="wide"))
+
+
 COLLIDING = {
     "every query in one window": lambda keys: pl.lit(7, dtype=pl.UInt64),
     "pairs of queries share a window": lambda keys: pl.struct(keys).hash() % 2,
