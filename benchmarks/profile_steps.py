@@ -23,9 +23,9 @@ import polars as pl
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval import _checks
 from frame_eval import classification as C
-from frame_eval.evaluate import _aggregations, per_query_wide
+from frame_eval.evaluate import _aggregations, _number_and_rank, per_query_wide
 from frame_eval.evaluate_measures import labelled
-from frame_eval.judged import RunColumns, evaluation_frame
+from frame_eval.judged import QUERY_NUMBER, RunColumns, numbered_evaluation_frame
 from frame_eval.judged_ranks import _score_ranks, rank_expr
 from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import resolve
@@ -65,7 +65,7 @@ def ranking(data: Path) -> None:
         slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
         _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
         lowest = min(m.lowest_read for m in measures)
-        compact, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)
+        compact, _, _ = numbered_evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)
         pairs = labelled(MEASURES, labels="canonical", names="canonical")
         result = per_query_wide(run.lazy(), qrels.lazy(), pairs, cols, complete=False, depth=None,
                                 duplicates="error")
@@ -77,15 +77,16 @@ def ranking(data: Path) -> None:
     best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
     best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
     frame = compact.collect()
-    best("sort it by query and rank", lambda: frame.sort("query_id", "rank", nulls_last=True))
-    frame = frame.sort("query_id", "rank", nulls_last=True)
+    by_query = _number_and_rank("rank")  # one UInt64 per row: the query's number, then the rank
+    best("sort it by query number and rank", lambda: frame.sort(by_query))
+    frame = frame.sort(by_query).with_columns(pl.col(QUERY_NUMBER).set_sorted())
     # as evaluate() aggregates: rows in rank order, measures through ranking.batched (build_parts)
     roles = (("rank", "rank"), ("relevance", "relevance"), (ORDERED, "1"))
     aggs, columns = _aggregations(tuple(measures), roles, True)
-    best("per-query aggregation", frame.lazy().group_by("query_id").agg(aggs).select(columns).collect)
+    best("per-query aggregation", frame.lazy().group_by(QUERY_NUMBER).agg(aggs).select(columns).collect)
     for m in measures:
         one, picks = _aggregations((m,), roles, True)
-        alone = frame.lazy().group_by("query_id").agg(one).select(picks)
+        alone = frame.lazy().group_by(QUERY_NUMBER).agg(one).select(picks)
         best(f"  {m.name} alone", alone.collect)
     best("the result without the data checks", result.collect)
     best("the data checks alone", counted.row.collect)
