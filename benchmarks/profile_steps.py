@@ -1,6 +1,9 @@
 """Time the steps of one evaluation, one at a time, on the benchmark data (best of 3 runs each).
 
-    python benchmarks/profile_steps.py benchmarks/data/10M
+    PYTHONPATH=. python benchmarks/profile_steps.py benchmarks/data/10M
+
+(``PYTHONPATH=.`` from the checkout's root: a script's own folder comes first on the path, so an
+installed frame_eval would be profiled instead of this checkout's.)
 
 Where the time of ``run.ireval.evaluate`` and of the classification methods goes: each step is
 its own sub-plan, built as ``evaluate`` builds it for an eager run (ranked a slice of rows at a
