@@ -80,9 +80,12 @@ def ranking(data: Path) -> None:
     best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
     best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
     frame = compact.collect()
-    by_query = _number_and_rank("rank")  # one UInt64 per row: the query's number, then the rank
-    best("sort it by query number and rank", lambda: frame.sort(by_query))
-    frame = frame.sort(by_query).with_columns(pl.col(QUERY_NUMBER).set_sorted())
+    # as evaluate() sorts it: by one UInt64 column, the query's number, then the rank
+    ordered = frame.lazy().with_columns(_number_and_rank("rank").alias("order")).sort("order").select(
+        pl.col(QUERY_NUMBER).set_sorted(), "rank", "relevance"
+    )
+    best("sort it by query number and rank", ordered.collect)
+    frame = ordered.collect()
     # as evaluate() aggregates: rows in rank order, measures through ranking.batched (build_parts)
     roles = (("rank", "rank"), ("relevance", "relevance"), (ORDERED, "1"))
     aggs, columns = _aggregations(tuple(measures), roles, True)
