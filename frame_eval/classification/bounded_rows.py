@@ -27,6 +27,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval.classification.packed_points import keys_hash
+
 __all__ = ["rows_within_bound"]
 
 BUCKETS: Final = 64
@@ -37,14 +39,15 @@ def _bucket(score: pl.Series) -> pl.Series:
     """A UInt8 in [0, BUCKETS] per score that never falls as the score rises (each step rounds
     monotonically; NaN and null, which the data checks refuse, in bucket 0)."""
     low, high = score.min(), score.max()
-    if not (isinstance(low, float) and isinstance(high, float) and math.isfinite(high - low)):
-        finite = score.filter(score.is_finite())  # (infinite scores are rare: a second pass for them)
+    infinite = not (isinstance(low, float) and isinstance(high, float) and math.isfinite(high - low))
+    if infinite:  # (rare: a second pass for them)
+        finite = score.filter(score.is_finite())
         low, high = finite.min(), finite.max()
     if low is None or high is None or not math.isfinite(high - low) or not high > low:  # type: ignore[operator]
         return pl.repeat(0, score.len(), dtype=pl.UInt8, eager=True)
-    scale = BUCKETS / (high - low)  # type: ignore[operator]
-    # from [0, BUCKETS], truncation is the floor
-    steps = ((score - low) * scale).clip(0.0, float(BUCKETS))
+    steps = (score - low) * (BUCKETS / (high - low))  # type: ignore[operator]
+    # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
+    steps = steps.clip(0.0, float(BUCKETS)) if infinite else steps
     return steps.cast(pl.UInt8, strict=False).fill_null(0)
 
 
@@ -131,9 +134,16 @@ def most_sensitive_within_bound(
         pl.col("_a").filter(b == lowest).first().alias("_ac"),
         pl.col("_a").filter(b == second).first().alias("_a2"),
     )
-    # the rows of each group's two buckets, with the group's numbers
+    # the rows of each group's two buckets (those of any group's first, then those whose keys' hash and
+    # bucket are a group's, then those of their own group's), with the group's numbers
     wanted = pl.concat([groups.get_column("_bc"), groups.get_column("_b2")]).drop_nulls().unique()
     picked = rows.select(*keys, positive, score).with_columns(bucket).filter(bucket.is_in(wanted.implode()))
+    if keys:
+        tagged = keys_hash(keys) + b.cast(pl.UInt64)  # (wrapping)
+        pairs = groups.select(pl.concat_list(
+            keys_hash(keys) + pl.col(name).cast(pl.UInt64) for name in ("_bc", "_b2")
+        ).explode().drop_nulls()).to_series()
+        picked = picked.filter(tagged.is_in(pairs.implode()))
     numbers = groups.select(*keys, "_bc", "_b2", "_next", "_k", "_pc", "_ac", "_a2", n_pos.alias("_Pt"))
     picked = _joined(picked, numbers, keys)
     s, y = pl.col(score), pl.col(positive)
