@@ -90,9 +90,9 @@ def rows_within_bound(
     bucket, counts = _bucket_counts(rows, keys, positive, score)
     # the bucket of the group's (m+1)-th highest negative score (0 when every point may qualify)
     reaches = pl.col(_ABOVE).cast(pl.Int128) > most_false_positives(pl.col(_N))
-    lowest = pl.col(_B).filter(reaches).max().fill_null(0).alias("_lowest")
+    lowest = pl.col(_B).filter(reaches).max().fill_null(0).alias("__fe_lowest")
     groups = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum(), pl.col(_N).first(), lowest)
-    start = groups.filter(pl.col(_N) > 0).get_column("_lowest").min()
+    start = groups.filter(pl.col(_N) > 0).get_column("__fe_lowest").min()
     kept = rows.filter(bucket >= (BUCKETS + 1 if start is None else start))
     return kept, groups.select(*keys, "_n", "_P")
 
@@ -118,57 +118,60 @@ def most_sensitive_within_bound(
     b, n_pos, n = pl.col(_B), pl.col("_P"), pl.col(_N)
     negatives_above = pl.col(_ABOVE) - (pl.col("_n") - n_pos)  # in the buckets above the row's
     counts = counts.with_columns(
-        most_false_positives(n).cast(pl.Int64).alias("_m"),  # at most N: it fits
-        negatives_above.alias("_a"), (_per_group(n_pos.cum_sum(), keys) - n_pos).alias("_pa"),
+        most_false_positives(n).cast(pl.Int64).alias("__fe_m"),  # at most N: it fits
+        negatives_above.alias("__fe_a"), (_per_group(n_pos.cum_sum(), keys) - n_pos).alias("__fe_pa"),
     )
-    lowest = b.filter(pl.col(_ABOVE) > pl.col("_m")).max()  # c's bucket; null if every point qualifies
+    lowest = b.filter(pl.col(_ABOVE) > pl.col("__fe_m")).max()  # c's bucket; null if every point qualifies
     nxt = b.filter((n_pos > 0) & (lowest.is_null() | (b > lowest))).min()  # the next with a positive
     second = pl.coalesce(nxt, b.max())
     groups = _group_by(
         counts, keys,
-        pl.col("_n").sum(), n_pos.sum(), n.first(), lowest.alias("_bc"), second.alias("_b2"),
-        nxt.is_not_null().alias("_next"),
+        pl.col("_n").sum(), n_pos.sum(), n.first(), lowest.alias("__fe_bc"), second.alias("__fe_b2"),
+        nxt.is_not_null().alias("__fe_next"),
         # c's rank among its bucket's negatives; the positives above its bucket
-        (pl.col("_m").first() + 1 - pl.col("_a").filter(b == lowest).first()).alias("_k"),
-        pl.col("_pa").filter(b == lowest).first().alias("_pc"),
-        pl.col("_a").filter(b == lowest).first().alias("_ac"),
-        pl.col("_a").filter(b == second).first().alias("_a2"),
+        (pl.col("__fe_m").first() + 1 - pl.col("__fe_a").filter(b == lowest).first()).alias("__fe_k"),
+        pl.col("__fe_pa").filter(b == lowest).first().alias("__fe_pc"),
+        pl.col("__fe_a").filter(b == lowest).first().alias("__fe_ac"),
+        pl.col("__fe_a").filter(b == second).first().alias("__fe_a2"),
     )
     # the rows of each group's two buckets (those of any group's first, then those whose keys' hash and
     # bucket are a group's, then those of their own group's), with the group's numbers
-    wanted = pl.concat([groups.get_column("_bc"), groups.get_column("_b2")]).drop_nulls().unique()
+    wanted = pl.concat([groups.get_column("__fe_bc"), groups.get_column("__fe_b2")]).drop_nulls().unique()
     picked = rows.select(*keys, positive, score).with_columns(bucket).filter(bucket.is_in(wanted.implode()))
     if keys:
         tagged = keys_hash(keys) + b.cast(pl.UInt64)  # (wrapping)
         pairs = groups.select(pl.concat_list(
-            keys_hash(keys) + pl.col(name).cast(pl.UInt64) for name in ("_bc", "_b2")
+            keys_hash(keys) + pl.col(name).cast(pl.UInt64) for name in ("__fe_bc", "__fe_b2")
         ).explode().drop_nulls()).to_series()
         picked = picked.filter(tagged.is_in(pairs.implode()))
-    numbers = groups.select(*keys, "_bc", "_b2", "_next", "_k", "_pc", "_ac", "_a2", n_pos.alias("_Pt"))
+    numbers = groups.select(
+        *keys, "__fe_bc", "__fe_b2", "__fe_next", "__fe_k", "__fe_pc", "__fe_ac", "__fe_a2",
+        n_pos.alias("__fe_Pt"),
+    )
     picked = _joined(picked, numbers, keys)
     s, y = pl.col(score), pl.col(positive)
-    in_c, in_2 = (b == pl.col("_bc")).fill_null(False), b == pl.col("_b2")
+    in_c, in_2 = (b == pl.col("__fe_bc")).fill_null(False), b == pl.col("__fe_b2")
     picked = picked.filter(in_c | in_2)
     # c, then the threshold and its true positives, then its false positives
-    c = s.filter(~y & in_c).top_k(pl.col("_k").first().fill_null(1)).min()
-    picked = _joined(picked, _group_by(picked, keys, c.alias("_c")), keys)
-    above_c = in_c & (s > pl.col("_c"))
+    c = s.filter(~y & in_c).top_k(pl.col("__fe_k").first().fill_null(1)).min()
+    picked = _joined(picked, _group_by(picked, keys, c.alias("__fe_c")), keys)
+    above_c = in_c & (s > pl.col("__fe_c"))
     in_c_first = s.filter(y & above_c).min()
-    after = pl.when(pl.col("_next").first()).then(s.filter(y & in_2).min())
+    after = pl.when(pl.col("__fe_next").first()).then(s.filter(y & in_2).min())
     top = s.filter(in_2).max()
-    c_first = pl.col("_c").first()
+    c_first = pl.col("__fe_c").first()
     t = pl.coalesce(in_c_first, after, pl.when(c_first.is_null() | (top > c_first)).then(top))
-    tp = pl.when(c_first.is_null()).then(pl.col("_Pt").first()).otherwise(
-        pl.col("_pc").first() + (y & above_c).sum()
+    tp = pl.when(c_first.is_null()).then(pl.col("__fe_Pt").first()).otherwise(
+        pl.col("__fe_pc").first() + (y & above_c).sum()
     )
     picked = _joined(picked, _group_by(
         picked, keys, t.alias("threshold"), tp.cast(pl.Int64).alias("tp"),
-        in_c_first.is_not_null().alias("_t_in_c"),
+        in_c_first.is_not_null().alias("__fe_t_in_c"),
     ), keys)
     at_or_above = ~y & (s >= pl.col("threshold"))
-    fp = pl.when(pl.col("_t_in_c").first()).then(
-        pl.col("_ac").first() + (at_or_above & in_c).sum()
-    ).otherwise(pl.col("_a2").first() + (at_or_above & in_2).sum())
+    fp = pl.when(pl.col("__fe_t_in_c").first()).then(
+        pl.col("__fe_ac").first() + (at_or_above & in_c).sum()
+    ).otherwise(pl.col("__fe_a2").first() + (at_or_above & in_2).sum())
     chosen = _group_by(
         picked, keys, pl.col("threshold").first(), pl.col("tp").first(), fp.cast(pl.Int64).alias("fp")
     )

@@ -68,8 +68,8 @@ def _cell_counts(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.L
     group and cell (one group-by of the group and a 2-bit cell number costs polars about a fifth less
     than four sums per group), then each cell's count per group (a row with a null label is in no cell)."""
     is_pos, said_pos = (is_positive(c, positive).cast(pl.UInt8) for c in (_ACTUAL, _PREDICTED))
-    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("_cell")]).agg(pl.len().alias("_n"))
-    n, cell = pl.col("_n"), pl.col("_cell")
+    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(pl.len().alias("_n"))
+    n, cell = pl.col("_n"), pl.col("__fe_cell")
     counts = _per_group(cells, by, [
         n.filter(cell == number).sum().cast(pl.Int64).alias(name)
         for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
