@@ -116,6 +116,7 @@ def test_the_bounded_paths_run(monkeypatch: pytest.MonkeyPatch) -> None:
     best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9})
     best(df, ["g"], {"criterion": "f1", "max_fpr": 0.1})
     best(df, ["g"], {"criterion": "recall", "min_specificity": 1e-30})  # compared in floats: every point
+    best(df, ["g"], {"criterion": "f1", "min_specificity": 0.0, "max_fpr": 1.0})  # leave out no point
     best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9, "min_precision": 0.2})
     assert calls == ["most_sensitive_within_bound", "rows_within_bound", "rows_within_bound"]
 

@@ -171,7 +171,8 @@ def most_false_positives(options: dict[str, Any]) -> Callable[[pl.Expr], pl.Expr
     """The most false positives a point may have under ``min_specificity=`` and ``max_fpr=`` (the
     smaller bound when both are given), as a function of a group's count of negatives (an exact Int128
     expression; the constraints also fail wherever there are no negatives); None when neither is
-    given, or when :func:`_constraints` compares one in floats.
+    given, when both allow every false positive (``min_specificity=0``, ``max_fpr=1``), or when
+    :func:`_constraints` compares one in floats.
 
     ``TN / N >= s`` is ``FP <= floor(N (1 - s))`` and ``FP / N <= f`` is ``FP <= floor(N f)``, with
     ``s`` and ``f`` read as the decimals they are written as, as :func:`_constraints` reads them.
@@ -185,7 +186,7 @@ def most_false_positives(options: dict[str, Any]) -> Callable[[pl.Expr], pl.Expr
             return None
         numerator, denominator = ratio
         shares.append((denominator - numerator if name == "min_specificity" else numerator, denominator))
-    if not shares:
+    if all(a >= b for a, b in shares):  # no bound, or none that leaves out a point (N > 0 aside)
         return None
 
     def most(negatives: pl.Expr) -> pl.Expr:
