@@ -16,7 +16,12 @@ totals and, per group, the bucket of its (m+1)-th highest negative score; the
 rows of the buckets below the lowest of those are dropped. Every group keeps
 all of its rows from some score up, so its points at those scores have the
 counts of all of its rows, and every point left out has more than ``m`` false
-positives.
+positives. The best of what is kept is then chosen as without a bound.
+
+:func:`most_sensitive_within_bound` answers ``criterion="recall"`` from the
+same counts with no sort at all: the threshold is the lowest positive score
+above the (m+1)-th highest negative one (or the group's highest score), so
+only the rows of two buckets per group are read one by one.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import polars as pl
 
 from frame_eval.classification.packed_points import keys_hash
 
-__all__ = ["rows_within_bound"]
+__all__ = ["most_sensitive_within_bound", "rows_within_bound"]
 
 BUCKETS: Final = 64
 _B, _N, _ABOVE = "__fe_bucket", "__fe_negatives", "__fe_above"
