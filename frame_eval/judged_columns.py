@@ -158,6 +158,7 @@ def _problems(
             _checks.duplicate_problem(
                 qrels, [cols.query_id, cols.doc_id], "qrels",
                 "keep one judgement per document, or pass duplicates='max' to keep the highest",
+                in_memory=True,  # a few judgements per query: sorted as one series in an eager call
             )
         )
     return problems
