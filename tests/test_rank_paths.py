@@ -112,6 +112,20 @@ def test_scores_apart_in_their_last_bits_are_ranked_exactly(seed: int) -> None:
     assert got.equals(spread.ireval.evaluate(qrels, NAMES, shape="wide"))
 
 
+def test_a_query_in_several_runs_of_rows_is_counted_whole() -> None:
+    """A run stored by query but for a few rows: a query's rows in two runs within a slice (the
+    sliced path counts each run of equal keys on its own and adds them up) and across a slice
+    boundary; every value, NumRet included, is that of the same rows in query order."""
+    rng = np.random.default_rng(3)
+    queries = ["a"] * 20 + ["b"] * 20 + ["a"] * 6 + ["c"] * 30 + ["b"] * 4
+    run = pl.DataFrame({"query_id": queries, "doc_id": [f"d{i}" for i in range(len(queries))],
+                        "score": rng.integers(0, 50, len(queries)) / 7.0})
+    qrels = run.sample(fraction=0.5, seed=2).select("query_id", "doc_id", relevance=pl.lit(1))
+    names = [*NAMES, "NumRet"]
+    expected = run.sort("query_id", maintain_order=True).ireval.evaluate(qrels, names, shape="wide")
+    assert run.ireval.evaluate(qrels, names, shape="wide").equals(expected)
+
+
 COLLIDING = {
     "every query in one window": lambda keys: pl.lit(7, dtype=pl.UInt64),
     "pairs of queries share a window": lambda keys: pl.struct(keys).hash() % 2,
