@@ -118,9 +118,13 @@ def per_query_wide(
         lowest = min((r for r in reads if r is not None), default=None) if None not in reads else None
         # in rank order once, so that no measure sorts its terms group by group (the group-by keeps
         # each query's rows in frame order): a small call sorts by the rank alone, one integer key;
-        # a larger one by one integer of each query's number and the rank, and groups by the number
+        # a larger eager one by one integer of each query's number and the rank, and groups by the
+        # number; a lazy one by the keys and rank
         state = _checks.current()
-        if state is not None and state.small:
+        if state is None:  # a lazy call: the numbers peaked higher on the streaming engine (about 40 MB)
+            judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
+            judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
+        elif state.small:
             judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
             judged = judged.sort(cols.rank, nulls_last=True)
         else:
