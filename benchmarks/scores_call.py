@@ -5,7 +5,9 @@
 
 Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
 (read once, before timing), with the data checks as usual and with them left out (``attach``
-given no checks), to tell the cost of the checks from the cost of the areas. Run it with
+given no checks), to tell the cost of the checks from the cost of the areas; and, taking turns
+with the usual call, with every frame function run where polars calls it instead of on a thread
+of its own (``frame_eval._own_thread``; a revision without it skips this). Run it with
 ``PYTHONPATH`` pointing at two checkouts in turn to compare revisions.
 """
 
@@ -52,6 +54,22 @@ def main() -> None:
     finally:
         _checks.attach = attach
     print(f"scores without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    try:
+        from frame_eval import _own_thread
+    except ImportError:
+        return
+    rows = _own_thread.OWN_THREAD_ROWS
+    times: dict[int, list[tuple[float, float]]] = {rows: [], 1 << 62: []}
+    try:
+        for _ in range(args.repeat):  # the two ways in turn
+            for setting in times:
+                _own_thread.OWN_THREAD_ROWS = setting
+                times[setting].append(best(call, 1))
+    finally:
+        _own_thread.OWN_THREAD_ROWS = rows
+    for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
+        wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
+        print(f"scores, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
 
 
 if __name__ == "__main__":

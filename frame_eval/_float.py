@@ -44,6 +44,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval._own_thread import on_own_thread
+
 __all__ = [
     "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "powers",
     "row_sum",
@@ -352,8 +354,8 @@ def pairwise_sums(
 
     schema = frame.collect_schema()
     inputs = frame if terms else frame.select(group, *names)
-    return inputs.map_batches(
-        run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
+    return inputs.map_batches(  # (on a thread of its own, so that its polars work runs on every core)
+        on_own_thread(run), schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
     )
 
 
