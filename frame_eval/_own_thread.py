@@ -15,16 +15,71 @@ parallel sort costs more in all).
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import polars as pl
+
+T = TypeVar("T")
 
 # below this many rows the function runs where it is called: a thread's start (about 0.1 ms) would cost
 # more than the parallel work saves
 OWN_THREAD_ROWS = 100_000
 
 FrameFunction = Callable[[pl.DataFrame], pl.DataFrame]
+
+
+_NAME = "frame_eval-frame-function"
+
+
+def _may_wait() -> bool:
+    """Whether this thread may wait for threads of ours: Python's main thread or one of ours, never a
+    polars worker (see the module's docstring)."""
+    here = threading.current_thread()
+    return here is threading.main_thread() or here.name.startswith(_NAME)
+
+
+def _started(call: Callable[[], T]) -> Callable[[], T]:
+    """``call`` started on a thread of its own; the function returned waits for it and gives its result
+    (or raises its error)."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as error:  # handed to the waiting thread, raised there
+            failure.append(error)
+
+    thread = threading.Thread(target=work, name=_NAME)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    return result
+
+
+def side_by_side(calls: Sequence[Callable[[], T]], rows: int) -> list[T]:
+    """The results of ``calls`` (each a piece of polars work on about ``rows`` rows), computed at once,
+    each but the first on a thread of its own, when there are at least :data:`OWN_THREAD_ROWS` rows and
+    this thread may wait for them; else one after the other here."""
+    if len(calls) < 2 or rows < OWN_THREAD_ROWS or not _may_wait():
+        return [call() for call in calls]
+    waits = [_started(call) for call in calls[1:]]
+    try:
+        first = calls[0]()
+    except BaseException:
+        for wait in waits:  # (their errors give way to this one)
+            with contextlib.suppress(BaseException):
+                wait()
+        raise
+    return [first, *(wait() for wait in waits)]
 
 
 def on_own_thread(function: FrameFunction) -> FrameFunction:
@@ -35,20 +90,6 @@ def on_own_thread(function: FrameFunction) -> FrameFunction:
     def run(frame: pl.DataFrame) -> pl.DataFrame:
         if frame.height < OWN_THREAD_ROWS or threading.current_thread() is not threading.main_thread():
             return function(frame)
-        outcome: list[pl.DataFrame] = []
-        failure: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                outcome.append(function(frame))
-            except BaseException as error:  # handed to the caller's thread, raised there
-                failure.append(error)
-
-        thread = threading.Thread(target=work, name="frame_eval-frame-function")
-        thread.start()
-        thread.join()
-        if failure:
-            raise failure[0]
-        return outcome[0]
+        return _started(lambda: function(frame))()
 
     return run

@@ -15,7 +15,7 @@ import pytest
 
 import frame_eval  # noqa: F401
 from frame_eval import _own_thread
-from frame_eval._own_thread import on_own_thread
+from frame_eval._own_thread import on_own_thread, side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,6 +78,40 @@ def test_errors_come_through_as_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     for engine in ("in-memory", "streaming"):
         with pytest.raises(Exception, match="no thanks: 3 rows"):
             plan.collect(engine=engine)  # type: ignore[call-overload]
+
+
+def test_side_by_side_gives_the_results_in_order_and_raises_the_first_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
+    where: list[threading.Thread] = []
+
+    def piece(i: int) -> int:
+        where.append(threading.current_thread())
+        return i * i
+
+    assert side_by_side([lambda i=i: piece(i) for i in range(4)], rows=1) == [0, 1, 4, 9]
+    assert len(set(where)) == 4  # each but the first on a thread of its own
+    assert threading.current_thread() in where
+    where.clear()
+    assert side_by_side([lambda i=i: piece(i) for i in range(4)], rows=-1) == [0, 1, 4, 9]
+    assert set(where) == {threading.current_thread()}  # too small: here, one after the other
+
+    def fail(message: str) -> int:
+        raise ValueError(message)
+
+    with pytest.raises(ValueError, match="first"):
+        side_by_side([lambda: fail("first"), lambda: fail("second")], rows=1)
+    with pytest.raises(ValueError, match="second"):
+        side_by_side([lambda: 1, lambda: fail("second")], rows=1)
+    # a thread that is neither the main thread nor one of ours (a polars worker) does not wait for others
+    seen: list[set[threading.Thread]] = []
+    other = threading.Thread(target=lambda: seen.append(
+        {threading.current_thread(), *side_by_side([threading.current_thread] * 3, rows=1)}
+    ))
+    other.start()
+    other.join()
+    assert seen == [{other}]
 
 
 SCRIPT = r"""
