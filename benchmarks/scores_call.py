@@ -58,6 +58,25 @@ def main() -> None:
         from frame_eval import _own_thread
     except ImportError:
         return
+    from frame_eval.classification import packed_points as pp
+
+    # the sort of the packed keys alone: outside a plan, and in a streaming plan's frame function, run
+    # where called and on a thread of its own
+    packed = preds.select(
+        (pl.col("model").hash() // 2).alias(pp._G), pl.col("label").alias(pp._L), pl.col("prob").alias(pp._S)
+    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") else None
+    if packed is not None:
+        def sort(frame: pl.DataFrame) -> pl.DataFrame:
+            return frame.get_column("_key").sort(descending=True).to_frame()
+
+        for label, run in (
+            ("outside a plan", lambda: sort(packed)),
+            ("in a frame function", lambda: packed.lazy().map_batches(sort).collect(engine="streaming")),
+            ("... on its own thread", lambda: packed.lazy().map_batches(_own_thread.on_own_thread(sort))
+             .collect(engine="streaming")),
+        ):
+            wall, cpu = best(run, args.repeat)
+            print(f"sort of the 10M packed keys {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
     rows = _own_thread.OWN_THREAD_ROWS
     times: dict[int, list[tuple[float, float]]] = {rows: [], 1 << 62: []}
     try:
