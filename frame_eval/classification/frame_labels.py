@@ -20,6 +20,7 @@ from frame_eval.classification.counts import (
     check_average,
     check_zero_division,
     fill_undefined,
+    is_positive,
     weight_total,
 )
 from frame_eval.classification.exact_weights import when_exact
@@ -58,8 +59,22 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
         return cells.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
 
     if weight is None:
-        return counted(labels)
+        return counted(labels) if positive is AUTO else _cell_counts(labels, by, positive)
     return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
+
+
+def _cell_counts(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
+    """``[*by, tp, fp, fn, tn, ...]`` as :func:`binary_count_frame` gives them unweighted: the rows of each
+    group and cell (one group-by of the group and a 2-bit cell number costs polars about a fifth less
+    than four sums per group), then each cell's count per group (a row with a null label is in no cell)."""
+    is_pos, said_pos = (is_positive(c, positive).cast(pl.UInt8) for c in (_ACTUAL, _PREDICTED))
+    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(pl.len().alias("_n"))
+    n, cell = pl.col("_n"), pl.col("__fe_cell")
+    counts = _per_group(cells, by, [
+        n.filter(cell == number).sum().cast(pl.Int64).alias(name)
+        for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
+    ])
+    return counts.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
 
 
 def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:

@@ -11,6 +11,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval.classification.averages import value
+from frame_eval.classification.bounded_rows import most_sensitive_within_bound, rows_within_bound
 from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
@@ -38,7 +39,13 @@ from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import _S as GROUPED_SCORE
 from frame_eval.classification.packed_points import packed_group_points
 from frame_eval.classification.rates import DEFAULT_RATES, RATES
-from frame_eval.classification.thresholds import BEST_THRESHOLD, best_key, best_of
+from frame_eval.classification.thresholds import (
+    BEST_THRESHOLD,
+    best_key,
+    best_of,
+    exact_bound,
+    most_false_positives,
+)
 from frame_eval.registry import measure, resolve
 
 # -- counts and rates at given thresholds ----------------------------------------------------------
@@ -158,30 +165,37 @@ def best_threshold(
         [*BEST_COLUMNS, "_best", "_P", "_N", "_pos", "_neg", "tpr", "fpr", "recall"], weight=weight,
     )
     kwargs = m.kwargs
+    criterion = kwargs.pop("criterion")
     # the curve's points of every group (one sort of packed keys; weighted: one sort each), then the best
     # of each group's points
-    tp, fp = pl.col("tp"), pl.col("fp")
     if weight is None:
-        # the key and the constraints row by row over every group's points at once (a group_by of
-        # best_of's per-group expressions costs several times more), then the first best point of each
-        totals, pts = packed_group_points(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE))
-        positives = pl.col("_P").cast(pl.Int64)
-        negatives = pl.col("_n").cast(pl.Int64) - positives
-        curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
-        key, allowed = best_key(curve_of, True, kwargs.pop("criterion"), kwargs)
-        top = pl.col("_key") == pl.col("_key").max()
-        chosen = pts.with_columns(key.alias("_key")).filter(allowed).group_by(GROUP_ID).agg(
-            pl.col(GROUPED_SCORE).filter(top).first().alias("threshold"), tp.filter(top).first(),
-            fp.filter(top).first(),
-        )
-        best = totals.select(GROUP_ID, *keys, positives, negatives.alias("_N")).join(
-            chosen, on=GROUP_ID, how="left"
-        )
+        best = _packed_best(scored, keys, criterion, kwargs)
+        most = most_false_positives(kwargs)
+        min_recall = kwargs.get("min_recall")
+        recall_bound = None if min_recall is None else exact_bound(min_recall)
+        if most is not None and criterion == "recall" and kwargs.get("min_precision") is None and (
+            min_recall is None or recall_bound is not None
+        ):  # the most sensitive threshold under a bound on false positives: a choice, not a curve
+            def most_sensitive(rows: pl.DataFrame) -> pl.DataFrame:
+                return most_sensitive_within_bound(rows, keys, _POSITIVE, _SCORE, most, recall_bound)
+
+            schema = scored.collect_schema()
+            best = scored.map_batches(most_sensitive, schema={
+                **{k: schema[k] for k in keys}, "_P": pl.Int64, "_N": pl.Int64, "threshold": pl.Float64,
+                "tp": pl.Int64, "fp": pl.Int64,
+            })
+        elif most is not None:  # a bound on false positives: the rows that can qualify, then their points
+            def bounded(rows: pl.DataFrame) -> pl.DataFrame:
+                kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
+                return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
+
+            best = scored.map_batches(bounded, schema=best.collect_schema())
     else:
+        tp, fp = pl.col("tp"), pl.col("fp")
         pts = curve_points(scored, keys)
         positives, negatives = (tp + pl.col("fn")).first(), (fp + pl.col("tn")).first()
         curve_of = Points(pl.col("threshold"), tp, fp, positives, negatives)
-        point = best_of(curve_of, False, kwargs.pop("criterion"), kwargs).alias("_best")
+        point = best_of(curve_of, False, criterion, kwargs).alias("_best")
         chosen = (pts.group_by(keys).agg(point) if keys else pts.select(point)).unnest("_best")
         groups = scored.select(keys).unique() if keys else None
         best = groups.join(chosen, on=keys, how="left", nulls_equal=True) if groups is not None else chosen
@@ -194,3 +208,38 @@ def best_threshold(
         ratio(tp, tp + fp).alias("precision"), ratio(tp + tn, positives + negatives).alias("accuracy"),
     )
     return _checks.attach(result.sort(keys) if keys else result, problems)
+
+
+def _packed_best(
+    rows: pl.LazyFrame, keys: list[str], criterion: str, options: dict[str, Any],
+    totals: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """``[GROUP_ID, *keys, _P, _N, threshold, tp, fp]``: the best point of each group of the unweighted
+    ``rows`` (``[*keys, _POSITIVE, _SCORE]``), from one sort of packed keys; ``totals`` (``[*keys, _n,
+    _P]``, every group) are the groups' counts when ``rows`` holds only the top rows of each group
+    (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`)."""
+    tp, fp = pl.col("tp"), pl.col("fp")
+    groups, pts = packed_group_points(rows, keys, pl.col(_POSITIVE), pl.col(_SCORE))
+    if totals is not None:
+        numbers = groups.select(GROUP_ID, *keys)
+        if keys:
+            groups = totals.join(numbers, on=keys, how="left", nulls_equal=True)
+        else:
+            groups = pl.concat([numbers, totals], how="horizontal")
+        pts = pts.drop("_n", "_P").join(
+            groups.select(GROUP_ID, "_n", "_P"), on=GROUP_ID, how="left", maintain_order="left"
+        )
+    # the key and the constraints row by row over every group's points at once (a group_by of
+    # best_of's per-group expressions costs several times more), then the first best point of each
+    positives = pl.col("_P").cast(pl.Int64)
+    negatives = pl.col("_n").cast(pl.Int64) - positives
+    curve_of = Points(pl.col(GROUPED_SCORE), tp, fp, positives, negatives)
+    key, allowed = best_key(curve_of, True, criterion, dict(options))
+    top = pl.col("_key") == pl.col("_key").max()
+    chosen = pts.with_columns(key.alias("_key")).filter(allowed).group_by(GROUP_ID).agg(
+        pl.col(GROUPED_SCORE).filter(top).first().alias("threshold"), tp.filter(top).first(),
+        fp.filter(top).first(),
+    )
+    return groups.select(GROUP_ID, *keys, positives, negatives.alias("_N")).join(
+        chosen, on=GROUP_ID, how="left"
+    )

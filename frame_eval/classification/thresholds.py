@@ -23,6 +23,7 @@ has no precision and fails it) and ``max_fpr``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Final, Literal
 
@@ -158,6 +159,41 @@ def _constraints(
             held = pts.fp <= max_fpr * pts.negatives
         ok = ok & (pts.negatives > 0) & held
     return ok
+
+
+def exact_bound(bound: float) -> tuple[int, int] | None:
+    """The bound as the integers of its decimal's ratio when :func:`_constraints` compares it exactly."""
+    numerator, denominator = decimal(bound).as_integer_ratio()
+    return (numerator, denominator) if abs(numerator) < _LIMIT and denominator < _LIMIT else None
+
+
+def most_false_positives(options: dict[str, Any]) -> Callable[[pl.Expr], pl.Expr] | None:
+    """The most false positives a point may have under ``min_specificity=`` and ``max_fpr=`` (the
+    smaller bound when both are given), as a function of a group's count of negatives (an exact Int128
+    expression; the constraints also fail wherever there are no negatives); None when neither is
+    given, when both allow every false positive (``min_specificity=0``, ``max_fpr=1``), or when
+    :func:`_constraints` compares one in floats.
+
+    ``TN / N >= s`` is ``FP <= floor(N (1 - s))`` and ``FP / N <= f`` is ``FP <= floor(N f)``, with
+    ``s`` and ``f`` read as the decimals they are written as, as :func:`_constraints` reads them.
+    """
+    shares = []  # (a, b): at most floor(N a / b) false positives
+    for name in ("min_specificity", "max_fpr"):
+        if options.get(name) is None:
+            continue
+        ratio = exact_bound(options[name])
+        if ratio is None:
+            return None
+        numerator, denominator = ratio
+        shares.append((denominator - numerator if name == "min_specificity" else numerator, denominator))
+    if all(a >= b for a, b in shares):  # no bound, or none that leaves out a point (N > 0 aside)
+        return None
+
+    def most(negatives: pl.Expr) -> pl.Expr:
+        n = negatives.cast(_BIG)
+        return pl.min_horizontal(*[(n * pl.lit(a, _BIG)) // pl.lit(b, _BIG) for a, b in shares])
+
+    return most
 
 
 def best_index(pts: Points, exact: bool, criterion: str, options: dict[str, Any]) -> pl.Expr:

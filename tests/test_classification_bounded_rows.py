@@ -1,0 +1,177 @@
+"""best_threshold under a bound on false positives (``min_specificity=``, ``max_fpr=``) without a sort of
+every row: the same frames as the curve of every point.
+
+Under such a bound, ``criterion="recall"`` is answered by selection
+(:func:`frame_eval.classification.bounded_rows.most_sensitive_within_bound`) and every other criterion
+from the rows that can qualify (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`).
+Both must give, bit for bit, the frame of the path that reads every point (the bounds switched off in
+``frame_thresholds``), on tied, negative, zero (both signs) and infinite scores, groups with no
+positives, no negatives or one row, bounds never and always met, one, two and no keys, shuffled
+rows, both engines and 1, 2 and 8 threads; and scikit-learn's ``roc_curve`` read as the benchmark reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval.classification import bounded_rows, frame_thresholds
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def frame(seed: int, n: int = 4000) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, 8, n)
+    y = rng.random(n) < np.array([0.0, 1.0, 0.02, 0.3, 0.5, 0.7, 0.3, 0.1])[groups]  # 0: no positives
+    s = np.round(rng.standard_normal(n) + 1.5 * y, 1 + seed % 3) * 10.0 ** (seed % 4 - 1)  # ties
+    s = np.where(rng.random(n) < 0.01, np.inf, s) if seed % 2 else s
+    s = np.where(s == 0.0, np.where(rng.random(n) < 0.5, -0.0, 0.0), s)  # zeros of both signs
+    h = rng.choice(np.array(["a", "b", "c"]), n)
+    df = pl.DataFrame({"g": groups, "h": h, "y": y, "s": s})
+    return pl.concat([df, pl.DataFrame({"g": [9], "h": ["a"], "y": [True], "s": [0.5]})])  # one row
+
+
+OPTIONS: list[dict[str, Any]] = [
+    {"criterion": "recall", "min_specificity": 0.9}, {"criterion": "recall", "min_specificity": 0.0},
+    {"criterion": "recall", "min_specificity": 1.0}, {"criterion": "recall", "max_fpr": 0.05},
+    {"criterion": "recall", "max_fpr": 1.0}, {"criterion": "recall", "max_fpr": 0.0},
+    {"criterion": "recall", "min_specificity": 0.7, "max_fpr": 0.2},
+    {"criterion": "recall", "min_specificity": 0.8, "min_recall": 0.3},
+    {"criterion": "recall", "min_specificity": 0.8, "min_recall": 0.99},
+    {"criterion": "recall", "min_specificity": 1e-30},  # not exact in 64 bits: the curve of every point
+    {"criterion": "recall", "min_specificity": 0.6, "min_precision": 0.5},
+    {"max_fpr": 0.25}, {"criterion": "f1", "min_specificity": 0.5},
+    {"criterion": "accuracy", "max_fpr": 0.3}, {"criterion": "precision", "max_fpr": 0.1},
+    {"criterion": "specificity", "max_fpr": 0.5, "min_recall": 0.4},
+    {"costs": (1, 5), "min_specificity": 0.95}, {"weights": (2, 1), "max_fpr": 0.0},
+]
+
+
+def bits(df: pl.DataFrame) -> pl.DataFrame:
+    """The frame with its floats as their bits (``equals`` takes -0.0 for 0.0)."""
+    return df.with_columns(pl.col(pl.Float64).reinterpret(dtype=pl.UInt64))
+
+
+def every_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch the bounded paths off: every group's curve of every point."""
+    monkeypatch.setattr(frame_thresholds, "most_false_positives", lambda options: None)
+
+
+def best(df: pl.DataFrame, by: list[str], options: dict[str, Any], engine: str = "auto") -> pl.DataFrame:
+    lazy = df.lazy().ireval.best_threshold("y", "s", by=by, **options)
+    return lazy.collect(engine=engine)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=[str(o) for o in OPTIONS])
+@pytest.mark.parametrize("seed", range(4))
+def test_bounded_paths_give_the_frame_of_every_point(
+    seed: int, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    df = frame(seed)
+    cases = [(df, ["g", "h"]), (df, ["g"]), (df.filter(pl.col("g") == 4), []), (df.head(0), ["g"]),
+             (df.filter(pl.col("g") == 0), ["g"]), (df.filter(pl.col("g") == 1), [])]
+    got = [best(rows, by, options) for rows, by in cases]
+    shuffled = best(df.sample(fraction=1.0, shuffle=True, seed=seed), ["g", "h"], options, "streaming")
+    in_memory = best(df.sample(fraction=1.0, shuffle=True, seed=seed + 1), ["g"], options, "in-memory")
+    every_point(monkeypatch)
+    for (rows, by), frame_ in zip(cases, got, strict=True):
+        want = best(rows, by, options)
+        assert bits(frame_).equals(bits(want)), (by, frame_, want)
+    assert bits(shuffled).equals(bits(got[0])) and bits(in_memory).equals(bits(got[1]))
+    assert got[0].height == df.select("g", "h").unique().height
+
+
+@pytest.mark.parametrize("options", OPTIONS[:3] + OPTIONS[-4:], ids=str)
+def test_a_zero_threshold_is_positive_zero(options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    df = pl.DataFrame({
+        "g": [1] * 6 + [2] * 4,
+        "y": [False, True, True, False, False, True, True, False, True, False],
+        "s": [-1.0, -0.0, 0.0, -2.0, -3.0, 5.0, -0.0, -1.0, -0.0, -2.0],
+    })
+    got = best(df, ["g"], options)
+    every_point(monkeypatch)
+    assert bits(got).equals(bits(best(df, ["g"], options)))
+
+
+def test_the_bounded_paths_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests above compare what these functions give (a test that cannot fail otherwise)."""
+    calls: list[str] = []
+    for name in ("most_sensitive_within_bound", "rows_within_bound"):
+        real = getattr(bounded_rows, name)
+        monkeypatch.setattr(
+            frame_thresholds, name, lambda *a, _r=real, _n=name, **k: calls.append(_n) or _r(*a, **k)
+        )
+    df = frame(0)
+    best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9})
+    best(df, ["g"], {"criterion": "f1", "max_fpr": 0.1})
+    best(df, ["g"], {"criterion": "recall", "min_specificity": 1e-30})  # compared in floats: every point
+    best(df, ["g"], {"criterion": "f1", "min_specificity": 0.0, "max_fpr": 1.0})  # leave out no point
+    best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9, "min_precision": 0.2})
+    assert calls == ["most_sensitive_within_bound", "rows_within_bound", "rows_within_bound"]
+
+
+def test_most_sensitive_threshold_is_roc_curves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """scikit-learn's points with FP <= floor(N / 10) (specificity >= 9/10 in integers): the most true
+    positives, at the highest such threshold."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    df = frame(2).filter(pl.col("s").is_finite())
+    got = best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9})
+    for (g,), part in df.partition_by("g", as_dict=True).items():
+        y, s = part["y"].to_numpy(), part["s"].to_numpy()
+        row = got.filter(pl.col("g") == g).row(0, named=True)
+        n = int((~y).sum())
+        if n == 0 or y.sum() == 0:
+            assert row["threshold"] is None
+            continue
+        fpr, tpr, thresholds = metrics.roc_curve(y, s, drop_intermediate=False)
+        fp = np.rint(fpr * n).astype(np.int64)
+        allowed = (n - fp) * 10 >= 9 * n
+        allowed[0] = False  # scikit-learn's first point, above every score
+        if not allowed.any():
+            assert row["threshold"] is None
+            continue
+        top = tpr[allowed].max()
+        want = thresholds[allowed & (tpr == top)].max()
+        tp = np.rint(tpr * int(y.sum())).astype(np.int64)  # the counts back from the rates (exact)
+        assert row["threshold"] == want and row["tp"] == tp[allowed].max()
+        assert row["fp"] == fp[allowed & (tpr == top) & (thresholds == want)][0]
+
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    import polars as pl
+    import frame_eval  # noqa: F401
+    df = pl.read_parquet(sys.argv[1])
+    out = {}
+    for i, options in enumerate(json.loads(sys.argv[2])):
+        got = df.ireval.best_threshold("y", "s", by=["g", "h"], **options)
+        out[str(i)] = got.write_json()
+    print(json.dumps(out))
+""")
+
+
+def test_any_thread_count_gives_the_same_frame(tmp_path: Path) -> None:
+    df = frame(5, n=60_000)
+    df.write_parquet(tmp_path / "rows.parquet")
+    options = [{"criterion": "recall", "min_specificity": 0.9}, {"criterion": "f1", "max_fpr": 0.2}]
+    outputs = []
+    for threads in ("1", "2", "8"):
+        env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT, str(tmp_path / "rows.parquet"), json.dumps(options)],
+            env=env, capture_output=True, text=True, check=True,
+        )
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert json.loads(outputs[0])["0"] != json.loads(outputs[0])["1"]
