@@ -5,7 +5,9 @@
 
 Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
 (read once, before timing), with the data checks as usual and with them left out (``attach``
-given no checks), to tell the cost of the checks from the cost of the areas. Run it with
+given no checks), to tell the cost of the checks from the cost of the areas; and, taking turns
+with the usual call, with every frame function run where polars calls it instead of on a thread
+of its own (``frame_eval._own_thread``; a revision without it skips this). Run it with
 ``PYTHONPATH`` pointing at two checkouts in turn to compare revisions.
 """
 
@@ -52,6 +54,41 @@ def main() -> None:
     finally:
         _checks.attach = attach
     print(f"scores without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    try:
+        from frame_eval import _own_thread
+    except ImportError:
+        return
+    from frame_eval.classification import packed_points as pp
+
+    # the sort of the packed keys alone: outside a plan, and in a streaming plan's frame function, run
+    # where called and on a thread of its own
+    packed = preds.select(
+        (pl.col("model").hash() // 2).alias(pp._G), pl.col("label").alias(pp._L), pl.col("prob").alias(pp._S)
+    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") else None
+    if packed is not None:
+        def sort(frame: pl.DataFrame) -> pl.DataFrame:
+            return frame.get_column("_key").sort(descending=True).to_frame()
+
+        for label, run in (
+            ("outside a plan", lambda: sort(packed)),
+            ("in a frame function", lambda: packed.lazy().map_batches(sort).collect(engine="streaming")),
+            ("... on its own thread", lambda: packed.lazy().map_batches(_own_thread.on_own_thread(sort))
+             .collect(engine="streaming")),
+        ):
+            wall, cpu = best(run, args.repeat)
+            print(f"sort of the 10M packed keys {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    rows = _own_thread.OWN_THREAD_ROWS
+    times: dict[int, list[tuple[float, float]]] = {rows: [], 1 << 62: []}
+    try:
+        for _ in range(args.repeat):  # the two ways in turn
+            for setting in times:
+                _own_thread.OWN_THREAD_ROWS = setting
+                times[setting].append(best(call, 1))
+    finally:
+        _own_thread.OWN_THREAD_ROWS = rows
+    for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
+        wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
+        print(f"scores, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval._own_thread import on_own_thread, side_by_side
+
 __all__ = [
     "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "powers",
     "row_sum",
@@ -328,32 +330,39 @@ def pairwise_sums(
     per column for all groups together, when the plan runs, so a group adds
     no Python call of its own. Groups without a value in a column get null there.
 
-    ``terms`` (expressions naming columns of ``values``) are computed first, on
-    the frame as it reaches the sums, with polars' in-memory engine: row-wise
-    terms that read neighbouring rows (``shift``) cost less there than in a
-    streaming plan, and give the same bits.
+    ``terms`` (expressions naming columns of ``values``, each reading
+    ``frame``'s own columns) are computed on the frame as it reaches the sums,
+    each with its column's sums, with polars' in-memory engine: row-wise terms
+    that read neighbouring rows (``shift``) cost less there than in a streaming
+    plan, and give the same bits. A large frame's columns are summed at once,
+    each on a thread of its own (:func:`~frame_eval._own_thread.side_by_side`).
     """
     names = list(values)
-    terms = list(terms)
+    term_of = {term.meta.output_name(): term for term in terms}
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        if terms:
-            df = df.lazy().with_columns(terms).collect(engine="in-memory")
-        result = df.select(group).unique(maintain_order=True)
-        for name, backwards in values.items():
-            part = df.select(group, name).filter(pl.col(name).is_not_null())
+        def sums(name: str, backwards: bool) -> pl.DataFrame:
+            term = term_of.get(name)
+            part = df.select(group, name) if term is None else (
+                df.lazy().select(group, term).collect(engine="in-memory")
+            )
+            part = part.filter(pl.col(name).is_not_null())
             if backwards:
                 part = part.reverse()  # each group backwards (and the groups in reverse order)
             runs = part.select(pl.col(group).rle()).unnest(group)  # the groups are contiguous
             total = numpy_sums(part[name], runs["len"].to_list()).alias(name)
-            sums = runs.select(pl.col("value").alias(group), total)
-            result = result.join(sums, on=group, how="left", maintain_order="left")
+            return runs.select(pl.col("value").alias(group), total)
+
+        calls = [functools.partial(sums, name, backwards) for name, backwards in values.items()]
+        result = df.select(group).unique(maintain_order=True)
+        for part in side_by_side(calls, df.height):
+            result = result.join(part, on=group, how="left", maintain_order="left")
         return result
 
     schema = frame.collect_schema()
-    inputs = frame if terms else frame.select(group, *names)
-    return inputs.map_batches(
-        run, schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
+    inputs = frame if term_of else frame.select(group, *names)
+    return inputs.map_batches(  # (on a thread of its own, so that its polars work runs on every core)
+        on_own_thread(run), schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
     )
 
 

@@ -28,6 +28,7 @@ from typing import Final
 import polars as pl
 
 from frame_eval._float import pairwise_sums
+from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
 from frame_eval.classification.packed_points import (
@@ -66,7 +67,8 @@ def score_measures(
     else:
         groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *_COUNTS)
         rows = rows.with_columns(pl.lit(0, pl.UInt64).alias(_G))
-    points = rows.select(_G, _L, _S).map_batches(_points_of_rows, schema=_RUN_POINTS)
+    # (on a thread of its own: the sort then runs on every core, see frame_eval._own_thread)
+    points = rows.select(_G, _L, _S).map_batches(on_own_thread(_points_of_rows), schema=_RUN_POINTS)
     result = _with_areas(groups, point_areas(points, names), keys, names)
     if again is None:
         return result

@@ -122,6 +122,16 @@ def _score(order: pl.Expr) -> pl.Expr:
     return bits.reinterpret(dtype=pl.Float64)
 
 
+def packed_key() -> pl.Expr:
+    """A row's 128-bit key from its columns ``[_G, <label>, <score>]``: ``group * 2^65 + order(score) * 2
+    + label`` (sorted descending: each group's rows together, scores descending)."""
+    big = pl.UInt128
+    return (
+        pl.col(_G).cast(big) * pl.lit(1 << 65, big) + _order(pl.col(_S)).cast(big) * pl.lit(2, big)
+        + pl.col(_L).cast(big)
+    )
+
+
 def points_of_rows(
     rows: pl.DataFrame, group: type[pl.DataType] = pl.UInt32, *, score: bool = True
 ) -> pl.DataFrame:
@@ -130,11 +140,8 @@ def points_of_rows(
     to ``group``, wide enough for the group numbers). A frame function: a Series sorts faster on its
     own than inside a lazy plan."""
     big = pl.UInt128
-    key = (
-        pl.col(_G).cast(big) * pl.lit(1 << 65, big) + _order(pl.col(_S)).cast(big) * pl.lit(2, big)
-        + pl.col(_L).cast(big)
-    )
-    runs = rows.select(key.alias("_key")).get_column("_key").sort(descending=True).rle().struct.unnest()
+    keys = rows.select(packed_key().alias("_key")).get_column("_key")
+    runs = keys.sort(descending=True).rle().struct.unnest()
     value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
     block = value // pl.lit(2, big)  # the group and the score
     runs = runs.select(
