@@ -28,7 +28,7 @@ from frame_eval import _checks
 from frame_eval import classification as C
 from frame_eval.evaluate import _aggregations, _number_and_rank, per_query_wide
 from frame_eval.evaluate_measures import labelled
-from frame_eval.judged import QUERY_NUMBER, RunColumns, numbered_evaluation_frame
+from frame_eval.judged import QUERY_NUMBER, RunColumns, evaluation_frame
 from frame_eval.judged_ranks import _score_ranks, rank_expr
 from frame_eval.ranking._common import ORDERED
 from frame_eval.registry import resolve
@@ -68,7 +68,7 @@ def ranking(data: Path) -> None:
         slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
         _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
         lowest = min(m.lowest_read for m in measures)
-        compact, _, _ = numbered_evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest)
+        compact, _, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest, numbered=True)
         pairs = labelled(MEASURES, labels="canonical", names="canonical")
         result = per_query_wide(run.lazy(), qrels.lazy(), pairs, cols, complete=False, depth=None,
                                 duplicates="error")

@@ -55,7 +55,6 @@ from frame_eval.judged import (
     RunColumns,
     evaluation_frame,
     judged_frame,
-    numbered_evaluation_frame,
 )
 from frame_eval.partitioned import Partitioning, split
 from frame_eval.ranking import batched
@@ -120,16 +119,16 @@ def per_query_wide(
         # each query's rows in frame order): a small call sorts by the rank alone, one integer key;
         # a larger eager one by one integer of each query's number and the rank, and groups by the
         # number; a lazy one by the keys and rank
+        # (a lazy call keeps the keys: the numbers peaked higher on the streaming engine, about 40 MB)
         state = _checks.current()
-        if state is None:  # a lazy call: the numbers peaked higher on the streaming engine (about 40 MB)
-            judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
+        judged, names, problems = evaluation_frame(
+            run, qrels, cols, **options, lowest_read=lowest, numbered=state is not None and not state.small
+        )
+        if state is None:
             judged = judged.sort([*cols.query_keys, cols.rank], nulls_last=True)
-        elif state.small:
-            judged, problems = evaluation_frame(run, qrels, cols, **options, lowest_read=lowest)
+        elif names is None:
             judged = judged.sort(cols.rank, nulls_last=True)
         else:
-            judged, names, problems = numbered_evaluation_frame(run, qrels, cols, **options,
-                                                                lowest_read=lowest)
             # sorted by a column of its own (sorting by the expression peaked about 50 MB higher at 10M)
             judged = judged.with_columns(_number_and_rank(cols.rank).alias(_ORDER)).sort(_ORDER).select(
                 pl.col(QUERY_NUMBER).set_sorted(), cols.rank, cols.relevance

@@ -74,7 +74,7 @@ class _Plan:
     judgements: pl.LazyFrame | None = None
 
 
-QUERY_NUMBER = f"{INTERNAL}_query_number"  # numbered_evaluation_frame's number of each query
+QUERY_NUMBER = f"{INTERNAL}_query_number"  # evaluation_frame(numbered=True)'s number of each query
 _RANK_LIMIT = 2**32 - 1  # ranks are UInt32: a cutoff or depth beyond it limits nothing
 
 
@@ -331,7 +331,8 @@ def evaluation_frame(
     lowest_read: float | None = None,
     strict: bool = False,
     judged_only: bool = False,
-) -> Checked:
+    numbered: bool = False,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None, list[pl.LazyFrame | _checks.Problem]]:
     """A compact stand-in for the judged frame, ``[*keys, rank, relevance]``, for measures
     that read only judged documents and the depth of the ranking.
 
@@ -341,50 +342,16 @@ def evaluation_frame(
     ``reads_unjudged`` gives the same value on it as on :func:`judge_lazy`'s frame, from
     a fraction of the rows. With ``lowest_read``, judgements below it are left out too
     (the measures' ``Measure.lowest_read``: what they can read); the evaluated queries
-    stay those of all the qrels. Returns the frame and its data checks, to attach to
-    whatever small result is computed from it.
+    stay those of all the qrels.
+
+    ``numbered``: each evaluated query gets a number, and the frame is ``[QUERY_NUMBER, rank,
+    relevance]``; sorting the rows by one integer (number and rank) costs a third of a sort by
+    the keys and rank, and the group-by of a sorted number no more than one of sorted keys.
+
+    Returns the frame, the keys of each number (``[QUERY_NUMBER, *keys]``, one row per query;
+    None unless ``numbered``) and the data checks, to attach to whatever small result is
+    computed from the frame.
     """
-    frame, _, problems = _compact(run, qrels, cols, complete=complete, depth=depth, duplicates=duplicates,
-                                  lowest_read=lowest_read, strict=strict, judged_only=judged_only)
-    return frame, problems
-
-
-def numbered_evaluation_frame(
-    run: pl.LazyFrame,
-    qrels: pl.LazyFrame,
-    cols: RunColumns,
-    *,
-    complete: bool = False,
-    depth: int | None = None,
-    duplicates: Duplicates = "error",
-    lowest_read: float | None = None,
-    strict: bool = False,
-    judged_only: bool = False,
-) -> tuple[pl.LazyFrame, pl.LazyFrame, list[pl.LazyFrame | _checks.Problem]]:
-    """:func:`evaluation_frame` with each evaluated query numbered: ``[QUERY_NUMBER, rank,
-    relevance]``, the keys of each number ``[QUERY_NUMBER, *keys]`` (one row per query) and the
-    data checks. Sorting the rows by one integer (number and rank) costs a third of a sort by the
-    keys and rank, and the group-by of a sorted number no more than one of sorted keys."""
-    frame, names, problems = _compact(run, qrels, cols, complete=complete, depth=depth,
-                                      duplicates=duplicates, lowest_read=lowest_read, strict=strict,
-                                      judged_only=judged_only, numbered=True)
-    assert names is not None
-    return frame, names, problems
-
-
-def _compact(
-    run: pl.LazyFrame,
-    qrels: pl.LazyFrame,
-    cols: RunColumns,
-    *,
-    complete: bool,
-    depth: int | None,
-    duplicates: Duplicates,
-    lowest_read: float | None,
-    strict: bool,
-    judged_only: bool,
-    numbered: bool = False,
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None, list[pl.LazyFrame | _checks.Problem]]:
     plan = _plan(run, qrels, cols, complete, depth, duplicates, strict=strict, judged_only=judged_only,
                  numbered=numbered)
     keys = cols.query_keys
