@@ -28,8 +28,6 @@ Rules (trec_eval's ``form_res_rels``):
 
 from __future__ import annotations
 
-import functools
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -266,9 +264,9 @@ _FALSE_MATCH = f"{INTERNAL}_false_match"
 
 def _pair_hash(columns: Sequence[str]) -> pl.Expr:
     """64-bit hash of a run or qrels row's (query keys, doc_id) pair: the key of the judgements
-    join (tests replace it with a colliding one to exercise the exact fallback). Each column hashed
-    alone, seeded by its position, and combined: a quarter of a struct's hash at 10M rows."""
-    return functools.reduce(operator.xor, [pl.col(c).hash(seed=i) for i, c in enumerate(columns)])
+    join (tests replace it with a colliding one to exercise the exact fallback):
+    :func:`~frame_eval._checks.key_hash`."""
+    return _checks.key_hash(columns)
 
 
 def _join_judgements(

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from frame_eval import _checks
 from frame_eval.judged_columns import RunColumns
 
 
@@ -151,10 +152,12 @@ def _score_ranks(
         # groups with all ranked rows held for it; read by the exact ranks and the repeats
         queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
         again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
-        # a slice's rows less its distinct (query, doc_id) hashes: one hash set per slice, no group-by
+        # a slice's rows less its distinct (query, doc_id) hashes: one sort per slice, no group-by
         pair = _group_hash(keys) ^ pl.col(cols.doc_id).hash(seed=_DOC_SEED)
         per_window = [
-            run.slice(start, length).select(pair.alias(_REPEATS)).map_batches(_repeated_hashes, schema=_COUNT)
+            run.slice(start, length).select(pair.alias(_REPEATS)).map_batches(
+                _checks.sorted_repeats, schema=_COUNT
+            )
             for start, length in slices
         ]
         per_query = again.group_by(keys).agg(repeated)
@@ -170,14 +173,6 @@ def _score_ranks(
 
 
 _COUNT = {_REPEATS: pl.UInt64}
-
-
-def _repeated_hashes(hashes: pl.DataFrame) -> pl.DataFrame:
-    """``[_REPEATS]``: the rows of a one-column frame of hashes less its distinct hashes, counted as
-    equal neighbours once sorted (a frame function: a plain sort of a series takes half the time of
-    a hash set of its values, or of the same sort inside a lazy plan)."""
-    ordered = hashes.to_series().sort()
-    return pl.DataFrame({_REPEATS: [(ordered == ordered.shift()).sum()]}, schema=_COUNT)
 
 
 _SAMPLE_ROWS = 100_000
