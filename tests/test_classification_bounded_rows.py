@@ -175,3 +175,25 @@ def test_any_thread_count_gives_the_same_frame(tmp_path: Path) -> None:
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] == outputs[2]
     assert json.loads(outputs[0])["0"] != json.loads(outputs[0])["1"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bucket_ranges_read_off_the_scores_are_the_buckets(seed: int) -> None:
+    """``within`` compares scores with the lowest score of a bucket (found in Python): it must keep
+    exactly the scores whose bucket, computed by polars, is in range, at and beside every edge."""
+    rng = np.random.default_rng(seed)
+    spread = [1.0, 1e-12, 1e300, 3.0, 1e-300, 7.0][seed]
+    s = rng.standard_normal(2000) * spread + [0.0, 0.5, 0.0, -1e3, 0.0, 1e17][seed]
+    if seed % 2:
+        s[:3] = [np.inf, -np.inf, -0.0]
+    buckets = bounded_rows._Buckets.of(pl.Series("s", s))
+    assert buckets.low is not None
+    edges = [buckets._lowest(j) for j in range(1, bounded_rows.BUCKETS + 1)]
+    near = [np.nextafter(e, d) for e in edges if np.isfinite(e) for d in (-np.inf, np.inf)]
+    scores = pl.DataFrame({"s": np.concatenate([s, [e for e in edges if np.isfinite(e)], near])})
+    with_buckets = scores.with_columns(buckets.expr())
+    for first, last in [(0, 64), (1, 1), (5, 9), (31, 32), (63, 64), (64, 64), (0, 0), (20, 63)]:
+        kept = with_buckets.filter(buckets.within(first, last))
+        want = with_buckets.filter(pl.col(bounded_rows._B).is_between(first, last))
+        assert kept.equals(want), (first, last)
+    assert with_buckets.get_column(bounded_rows._B).n_unique() > 40  # the buckets are spread

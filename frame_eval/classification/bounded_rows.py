@@ -27,47 +27,102 @@ only the rows of two buckets per group are read one by one.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Sequence
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
 import polars as pl
-
-from frame_eval.classification.packed_points import keys_hash
 
 __all__ = ["most_sensitive_within_bound", "rows_within_bound"]
 
 BUCKETS: Final = 64
-_B, _N, _ABOVE = "__fe_bucket", "__fe_negatives", "__fe_above"
+_B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
+F = TypeVar("F", pl.DataFrame, pl.LazyFrame)
+_SIGN: Final = 1 << 63
 
 
-def _bucket(score: pl.Series) -> pl.Series:
-    """A UInt8 in [0, BUCKETS] per score that never falls as the score rises (each step rounds
-    monotonically; NaN and null, which the data checks refuse, in bucket 0)."""
-    low, high = score.min(), score.max()
-    infinite = not (isinstance(low, float) and isinstance(high, float) and math.isfinite(high - low))
-    if infinite:  # (rare: a second pass for them)
-        finite = score.filter(score.is_finite())
-        low, high = finite.min(), finite.max()
-    if low is None or high is None or not math.isfinite(high - low) or not high > low:  # type: ignore[operator]
-        return pl.repeat(0, score.len(), dtype=pl.UInt8, eager=True)
-    steps = (score - low) * (BUCKETS / (high - low))  # type: ignore[operator]
-    # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
-    steps = steps.clip(0.0, float(BUCKETS)) if infinite else steps
-    return steps.cast(pl.UInt8, strict=False).fill_null(0)
+@dataclass(frozen=True)
+class _Buckets:
+    """Each score's bucket: a UInt8 in [0, BUCKETS] that never falls as the score rises (each step
+    rounds monotonically), ``BUCKETS`` equal steps from the lowest finite score ``low`` to the highest
+    (infinite scores clipped into the ends; every score in bucket 0 when ``low`` is None)."""
+
+    score: str
+    low: float | None
+    high: float
+    clipped: bool
+
+    @classmethod
+    def of(cls, score: pl.Series) -> _Buckets:
+        low, high = score.min(), score.max()
+        clipped = not (isinstance(low, float) and isinstance(high, float) and math.isfinite(high - low))
+        if clipped:  # (rare: a second pass for them)
+            finite = score.filter(score.is_finite())
+            low, high = finite.min(), finite.max()
+        if low is None or high is None or not math.isfinite(high - low) or not high > low:  # type: ignore[operator]
+            return cls(score.name, None, 0.0, clipped)
+        return cls(score.name, float(low), float(high), clipped)  # type: ignore[arg-type]
+
+    def expr(self) -> pl.Expr:
+        """The bucket of each score (NaN and null, which the data checks refuse, in bucket 0)."""
+        if self.low is None:
+            return pl.lit(0, dtype=pl.UInt8).alias(_B)
+        steps = (pl.col(self.score) - self.low) * (BUCKETS / (self.high - self.low))
+        # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
+        steps = steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
+        return steps.cast(pl.UInt8, strict=False).fill_null(0).alias(_B)
+
+    def _of(self, x: float) -> int:
+        """:meth:`expr`'s bucket of a finite score from ``low`` to ``high`` (the same operations)."""
+        assert self.low is not None
+        steps = (x - self.low) * (BUCKETS / (self.high - self.low))
+        return int(min(max(steps, 0.0), float(BUCKETS)) if self.clipped else steps)
+
+    def _lowest(self, bucket: int) -> float:
+        """The lowest score in ``bucket`` or above (inf when no finite score is)."""
+        assert self.low is not None
+        if self._of(self.high) < bucket:
+            return math.inf
+        below, at = _ordered(self.low), _ordered(self.high)  # the bucket of ``below`` is 0 < ``bucket``
+        while at - below > 1:
+            middle = (below + at) // 2
+            below, at = (below, middle) if self._of(_unordered(middle)) >= bucket else (middle, at)
+        return _unordered(at)
+
+    def within(self, first: int, last: int) -> pl.Expr:
+        """Whether a score's bucket is from ``first`` to ``last``, read off the score itself."""
+        s, inside = pl.col(self.score), pl.lit(True)
+        if self.low is not None and first > 0:
+            inside = s >= self._lowest(first)
+        if self.low is not None and last < BUCKETS:
+            inside = inside & (s < self._lowest(last + 1))
+        return inside
+
+
+def _ordered(x: float) -> int:
+    """An integer per float in the floats' order (0.0 and -0.0 alike)."""
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return bits if bits < _SIGN else -(bits - _SIGN)
+
+
+def _unordered(key: int) -> float:
+    """The float of an :func:`_ordered` key (0.0 for 0)."""
+    return struct.unpack("<d", struct.pack("<Q", key if key >= 0 else -key | _SIGN))[0]
 
 
 def _bucket_counts(
     rows: pl.DataFrame, keys: list[str], positive: str, score: str
-) -> tuple[pl.Series, pl.DataFrame]:
-    """(each row's bucket; ``[*keys, _B, _n, _P, _ABOVE, _N]``: each group's rows and positives per
-    bucket, its buckets from the top, with the negatives down to the bucket's, and the group's)."""
-    bucket = _bucket(rows.get_column(score)).alias(_B)
+) -> tuple[_Buckets, pl.DataFrame]:
+    """(the buckets of the scores; ``[*keys, _B, _n, _P, _ABOVE, _N]``: each group's rows and positives
+    per bucket, its buckets from the top, with the negatives down to the bucket's, and the group's)."""
+    buckets = _Buckets.of(rows.get_column(score))
     # polars' streaming engine groups by several columns several times faster than the in-memory one
-    counts = rows.select(*keys, positive).with_columns(bucket).lazy().group_by([*keys, _B]).agg(
+    counts = rows.lazy().group_by([*keys, buckets.expr()]).agg(
         pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
     ).collect(engine="streaming")
     negatives = pl.col("_n") - pl.col("_P")
-    return bucket, counts.sort(_B, descending=True).with_columns(
+    return buckets, counts.sort(_B, descending=True).with_columns(
         _per_group(negatives.cum_sum(), keys).alias(_ABOVE), _per_group(negatives.sum(), keys).alias(_N)
     )
 
@@ -76,7 +131,7 @@ def _per_group(e: pl.Expr, keys: list[str]) -> pl.Expr:
     return e.over(keys) if keys else e
 
 
-def _group_by(frame: pl.DataFrame, keys: list[str], *aggs: pl.Expr) -> pl.DataFrame:
+def _group_by(frame: F, keys: list[str], *aggs: pl.Expr) -> F:
     return frame.group_by(keys).agg(*aggs) if keys else frame.select(*aggs)
 
 
@@ -92,13 +147,13 @@ def rows_within_bound(
     no rows.
     """
     keys = list(keys)
-    bucket, counts = _bucket_counts(rows, keys, positive, score)
+    buckets, counts = _bucket_counts(rows, keys, positive, score)
     # the bucket of the group's (m+1)-th highest negative score (0 when every point may qualify)
     reaches = pl.col(_ABOVE).cast(pl.Int128) > most_false_positives(pl.col(_N))
     lowest = pl.col(_B).filter(reaches).max().fill_null(0).alias("__fe_lowest")
     groups = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum(), pl.col(_N).first(), lowest)
     start = groups.filter(pl.col(_N) > 0).get_column("__fe_lowest").min()
-    kept = rows.filter(bucket >= (BUCKETS + 1 if start is None else start))
+    kept = rows.clear() if start is None else rows.filter(buckets.within(start, BUCKETS))
     return kept, groups.select(*keys, "_n", "_P")
 
 
@@ -119,7 +174,7 @@ def most_sensitive_within_bound(
     buckets above those come from the bucket counts.
     """
     keys = list(keys)
-    bucket, counts = _bucket_counts(rows, keys, positive, score)
+    buckets, counts = _bucket_counts(rows, keys, positive, score)
     b, n_pos, n = pl.col(_B), pl.col("_P"), pl.col(_N)
     negatives_above = pl.col(_ABOVE) - (pl.col("_n") - n_pos)  # in the buckets above the row's
     counts = counts.with_columns(
@@ -139,50 +194,53 @@ def most_sensitive_within_bound(
         pl.col("__fe_a").filter(b == lowest).first().alias("__fe_ac"),
         pl.col("__fe_a").filter(b == second).first().alias("__fe_a2"),
     )
-    # the rows of each group's two buckets (those of any group's first, then those whose keys' hash and
-    # bucket are a group's, then those of their own group's), with the group's numbers
-    wanted = pl.concat([groups.get_column("__fe_bc"), groups.get_column("__fe_b2")]).drop_nulls().unique()
-    picked = rows.select(*keys, positive, score).with_columns(bucket).filter(bucket.is_in(wanted.implode()))
-    if keys:
-        tagged = keys_hash(keys) + b.cast(pl.UInt64)  # (wrapping)
-        pairs = groups.select(pl.concat_list(
-            keys_hash(keys) + pl.col(name).cast(pl.UInt64) for name in ("__fe_bc", "__fe_b2")
-        ).explode().drop_nulls()).to_series()
-        picked = picked.filter(tagged.is_in(pairs.implode()))
-    numbers = groups.select(
-        *keys, "__fe_bc", "__fe_b2", "__fe_next", "__fe_k", "__fe_pc", "__fe_ac", "__fe_a2",
-        n_pos.alias("__fe_Pt"),
-    )
-    picked = _joined(picked, numbers, keys)
-    s, y = pl.col(score), pl.col(positive)
+    # the rows of each group's two buckets (those of the buckets from the lowest of them to the highest,
+    # then those of their own group's, numbered by the group's row), in one plan
+    groups = groups.with_row_index(_G)
+    first, last = groups.select(
+        pl.min_horizontal("__fe_bc", "__fe_b2").min(), pl.col("__fe_b2").max()
+    ).row(0)
+    numbers = groups.select(*keys, _G, "__fe_bc", "__fe_b2", "__fe_k", "__fe_next")
+    window = pl.lit(False) if first is None else buckets.within(first, last)
+    picked = _joined(rows.lazy().filter(window), numbers.lazy(), keys)
     in_c, in_2 = (b == pl.col("__fe_bc")).fill_null(False), b == pl.col("__fe_b2")
-    picked = picked.filter(in_c | in_2)
-    # c, then the threshold and its true positives, then its false positives
-    c = s.filter(~y & in_c).top_k(pl.col("__fe_k").first().fill_null(1)).min()
-    picked = _joined(picked, _group_by(picked, keys, c.alias("__fe_c")), keys)
-    above_c = in_c & (s > pl.col("__fe_c"))
+    picked = picked.with_columns(buckets.expr()).filter(in_c | in_2)
+    picked = picked.select(
+        _G, positive, score, in_c.alias("__fe_in_c"), in_2.alias("__fe_in_2"), "__fe_k", "__fe_next"
+    ).collect().lazy()
+    s, y, c, t = pl.col(score), pl.col(positive), pl.col("__fe_c"), pl.col("threshold")
+    in_c, in_2 = pl.col("__fe_in_c"), pl.col("__fe_in_2")
+    # c (the (m+1)-th highest negative score), then the threshold, then its true and false positives
+    k = pl.col("__fe_k").first().fill_null(1)
+    cs = picked.group_by(_G).agg(s.filter(~y & in_c).top_k(k).min().alias("__fe_c"))
+    picked = picked.join(cs, on=_G)
+    above_c = in_c & (s > c)
     in_c_first = s.filter(y & above_c).min()
     after = pl.when(pl.col("__fe_next").first()).then(s.filter(y & in_2).min())
     top = s.filter(in_2).max()
-    c_first = pl.col("__fe_c").first()
-    t = pl.coalesce(in_c_first, after, pl.when(c_first.is_null() | (top > c_first)).then(top))
-    tp = pl.when(c_first.is_null()).then(pl.col("__fe_Pt").first()).otherwise(
-        pl.col("__fe_pc").first() + (y & above_c).sum()
+    c_first = c.first()
+    ts = picked.group_by(_G).agg(
+        in_c_first.alias("__fe_t_c"), after.alias("__fe_t_2"), top.alias("__fe_top"), c_first,
+        (y & above_c).sum().alias("__fe_tp"),
+    ).select(
+        _G,
+        pl.coalesce("__fe_t_c", "__fe_t_2", pl.when(c.is_null() | (pl.col("__fe_top") > c)).then("__fe_top"))
+        .alias("threshold"),
+        c.is_null().alias("__fe_no_c"), pl.col("__fe_t_c").is_not_null().alias("__fe_t_in_c"), "__fe_tp",
     )
-    picked = _joined(picked, _group_by(
-        picked, keys, t.alias("threshold"), tp.cast(pl.Int64).alias("tp"),
-        in_c_first.is_not_null().alias("__fe_t_in_c"),
-    ), keys)
-    at_or_above = ~y & (s >= pl.col("threshold"))
-    fp = pl.when(pl.col("__fe_t_in_c").first()).then(
-        pl.col("__fe_ac").first() + (at_or_above & in_c).sum()
-    ).otherwise(pl.col("__fe_a2").first() + (at_or_above & in_2).sum())
-    chosen = _group_by(
-        picked, keys, pl.col("threshold").first(), pl.col("tp").first(), fp.cast(pl.Int64).alias("fp")
+    picked = picked.join(ts.select(_G, "threshold"), on=_G)
+    at_or_above = ~y & (s >= t)
+    fps = picked.group_by(_G).agg(
+        (at_or_above & in_c).sum().alias("__fe_fp_c"), (at_or_above & in_2).sum().alias("__fe_fp_2")
     )
-    best = groups.select(*keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"))
-    best = best.join(chosen, on=keys, how="left", nulls_equal=True) if keys else pl.concat(
-        [best, chosen], how="horizontal"
+    chosen = ts.join(fps, on=_G).collect()
+    tp = pl.when(pl.col("__fe_no_c")).then(n_pos).otherwise(pl.col("__fe_pc") + pl.col("__fe_tp"))
+    fp = pl.when(pl.col("__fe_t_in_c")).then(pl.col("__fe_ac") + pl.col("__fe_fp_c")).otherwise(
+        pl.col("__fe_a2") + pl.col("__fe_fp_2")
+    )
+    best = groups.join(chosen, on=_G, how="left").select(
+        *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), "threshold",
+        tp.cast(pl.Int64).alias("tp"), fp.cast(pl.Int64).alias("fp"),
     )
     tp, fp, t = pl.col("tp"), pl.col("fp"), pl.col("threshold")
     qualifies = (pl.col("_P") > 0) & (pl.col("_N") > 0) & t.is_not_null()
@@ -196,7 +254,7 @@ def most_sensitive_within_bound(
     )
 
 
-def _joined(rows: pl.DataFrame, per_group: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def _joined(rows: pl.LazyFrame, per_group: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """``rows`` with their group's columns of ``per_group`` (one row per group)."""
     if keys:
         return rows.join(per_group, on=keys, nulls_equal=True)
