@@ -194,52 +194,61 @@ def most_sensitive_within_bound(
         pl.col("__fe_a").filter(b == lowest).first().alias("__fe_ac"),
         pl.col("__fe_a").filter(b == second).first().alias("__fe_a2"),
     )
-    # the rows of each group's two buckets (those of the buckets from the lowest of them to the highest,
-    # then those of their own group's, numbered by the group's row), in one plan
+    # the rows of each group's two buckets: those of the buckets from the lowest of them to the highest
+    # (read off the scores), numbered by their group's row of ``groups`` (one join), then those of their
+    # own group's; each group's numbers are then gathered by that number
     groups = groups.with_row_index(_G)
     first, last = groups.select(
         pl.min_horizontal("__fe_bc", "__fe_b2").min(), pl.col("__fe_b2").max()
     ).row(0)
-    numbers = groups.select(*keys, _G, "__fe_bc", "__fe_b2", "__fe_k", "__fe_next")
     window = pl.lit(False) if first is None else buckets.within(first, last)
-    picked = _joined(rows.lazy().filter(window), numbers.lazy(), keys)
-    in_c, in_2 = (b == pl.col("__fe_bc")).fill_null(False), b == pl.col("__fe_b2")
-    picked = picked.with_columns(buckets.expr()).filter(in_c | in_2)
-    picked = picked.select(
-        _G, positive, score, in_c.alias("__fe_in_c"), in_2.alias("__fe_in_2"), "__fe_k", "__fe_next"
-    ).collect().lazy()
-    s, y, c, t = pl.col(score), pl.col(positive), pl.col("__fe_c"), pl.col("threshold")
-    in_c, in_2 = pl.col("__fe_in_c"), pl.col("__fe_in_2")
-    # c (the (m+1)-th highest negative score), then the threshold, then its true and false positives
-    k = pl.col("__fe_k").first().fill_null(1)
-    cs = picked.group_by(_G).agg(s.filter(~y & in_c).top_k(k).min().alias("__fe_c"))
-    picked = picked.join(cs, on=_G)
-    above_c = in_c & (s > c)
-    in_c_first = s.filter(y & above_c).min()
-    after = pl.when(pl.col("__fe_next").first()).then(s.filter(y & in_2).min())
-    top = s.filter(in_2).max()
-    c_first = c.first()
-    ts = picked.group_by(_G).agg(
-        in_c_first.alias("__fe_t_c"), after.alias("__fe_t_2"), top.alias("__fe_top"), c_first,
-        (y & above_c).sum().alias("__fe_tp"),
-    ).select(
-        _G,
-        pl.coalesce("__fe_t_c", "__fe_t_2", pl.when(c.is_null() | (pl.col("__fe_top") > c)).then("__fe_top"))
-        .alias("threshold"),
-        c.is_null().alias("__fe_no_c"), pl.col("__fe_t_c").is_not_null().alias("__fe_t_in_c"), "__fe_tp",
+    picked = _joined(rows.lazy().filter(window), groups.lazy().select(*keys, _G), keys)
+
+    def per_row(column: pl.Series | str) -> pl.Expr:
+        """Each row's group's value of a column of ``groups`` (or of a frame in its order)."""
+        values = groups.get_column(column) if isinstance(column, str) else column
+        return pl.lit(values).gather(pl.col(_G))
+
+    in_c, in_2 = (b == per_row("__fe_bc")).fill_null(False), b == per_row("__fe_b2")
+    picked = picked.with_columns(buckets.expr()).select(
+        _G, positive, score, in_c.alias("__fe_in_c"), in_2.alias("__fe_in_2")
+    ).filter(pl.col("__fe_in_c") | pl.col("__fe_in_2")).collect()
+    s, y, in_c, in_2 = pl.col(score), pl.col(positive), pl.col("__fe_in_c"), pl.col("__fe_in_2")
+    number = groups.select(_G)
+
+    def per_group(*aggs: pl.Expr, among: pl.Expr | None = None) -> pl.DataFrame:
+        """``aggs`` of each group's rows in ``picked`` (``among`` them), in ``groups``' order (null
+        for a group without such rows)."""
+        rows_ = picked.lazy() if among is None else picked.lazy().filter(among)
+        found = rows_.group_by(_G).agg(*aggs).collect()
+        return number.join(found, on=_G, how="left", maintain_order="left")
+
+    # c (the (m+1)-th highest negative score), then the threshold and its true positives, then its false
+    # positives
+    k = per_row("__fe_k").first().fill_null(1)
+    c = per_group(s.top_k(k).min().alias("c"), among=~y & in_c).get_column("c")
+    above_c = in_c & (s > per_row(c))
+    found = pl.concat([
+        per_group(s.min().alias("t_c"), pl.len().alias("tp_c"), among=y & above_c),
+        per_group(s.filter(y).min().alias("t_2"), s.max().alias("top"), among=in_2).drop(_G),
+    ], how="horizontal").with_columns(c.alias("c"), groups.get_column("__fe_next"))
+    threshold = pl.coalesce(
+        "t_c", pl.when("__fe_next").then("t_2"),
+        pl.when(pl.col("c").is_null() | (pl.col("top") > pl.col("c"))).then("top"),
     )
-    picked = picked.join(ts.select(_G, "threshold"), on=_G)
-    at_or_above = ~y & (s >= t)
-    fps = picked.group_by(_G).agg(
-        (at_or_above & in_c).sum().alias("__fe_fp_c"), (at_or_above & in_2).sum().alias("__fe_fp_2")
+    found = found.with_columns(threshold.alias("threshold"))
+    at_or_above = per_group(
+        in_c.sum().alias("fp_c"), in_2.sum().alias("fp_2"),
+        among=~y & (s >= per_row(found.get_column("threshold"))),
     )
-    chosen = ts.join(fps, on=_G).collect()
-    tp = pl.when(pl.col("__fe_no_c")).then(n_pos).otherwise(pl.col("__fe_pc") + pl.col("__fe_tp"))
-    fp = pl.when(pl.col("__fe_t_in_c")).then(pl.col("__fe_ac") + pl.col("__fe_fp_c")).otherwise(
-        pl.col("__fe_a2") + pl.col("__fe_fp_2")
+    tp = pl.when(found.get_column("c").is_null()).then(n_pos).otherwise(
+        pl.col("__fe_pc") + found.get_column("tp_c").fill_null(0)
     )
-    best = groups.join(chosen, on=_G, how="left").select(
-        *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), "threshold",
+    fp = pl.when(found.get_column("t_c").is_not_null()).then(
+        pl.col("__fe_ac") + at_or_above.get_column("fp_c").fill_null(0)
+    ).otherwise(pl.col("__fe_a2") + at_or_above.get_column("fp_2").fill_null(0))
+    best = groups.select(
+        *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), found.get_column("threshold"),
         tp.cast(pl.Int64).alias("tp"), fp.cast(pl.Int64).alias("fp"),
     )
     tp, fp, t = pl.col("tp"), pl.col("fp"), pl.col("threshold")
