@@ -1,0 +1,114 @@
+"""One ``best_threshold("label", "prob", by="model", criterion="recall", min_specificity=0.9)`` call.
+
+    python benchmarks/threshold_call.py [--data benchmarks/data/10M] [--repeat 7]
+    python benchmarks/threshold_call.py --against <checkout of another revision> [--rounds 3]
+
+The first form times, in this process, on the predictions Parquet file (read once, before
+timing): the call (best and median wall and CPU seconds of ``--repeat``), then its parts on the
+call's checked rows: the bucket counts alone (one group-by of the 10M rows), and the whole
+selection (``bounded_rows.most_sensitive_within_bound``) outside a plan. The second form runs the
+call alone in fresh processes, taking turns between the other checkout and this one (``--rounds``
+each), and prints each run's best wall and CPU seconds and the medians of those: old and new
+code judged side by side while the machine's load drifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(call: Callable[[], object], repeat: int) -> tuple[float, float, float, float]:
+    """(best wall, median wall, best CPU, median CPU) seconds of ``repeat`` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        call()
+        walls.append(time.perf_counter() - began)
+        cpus.append(time.process_time() - began_cpu)
+    return min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)
+
+
+def _line(label: str, times: tuple[float, float, float, float]) -> str:
+    return (f"{label:44s} wall best {times[0]:.3f} median {times[1]:.3f} s, "
+            f"CPU best {times[2]:.3f} median {times[3]:.3f} s")
+
+
+def in_process(data: Path, repeat: int, parts: bool) -> None:
+    import frame_eval
+
+    preds = pl.read_parquet(data / "predictions.parquet")
+
+    def call() -> object:
+        return preds.ireval.best_threshold(
+            "label", "prob", by="model", criterion="recall", min_specificity=0.9
+        )
+
+    call()  # (first call: imports and caches outside the clock)
+    print(f"frame_eval from {Path(frame_eval.__file__).parent}", flush=True)
+    print(_line("best_threshold(recall, min_specificity=0.9)", timed(call, repeat)), flush=True)
+    if not parts:
+        return
+    from frame_eval.classification import bounded_rows
+    from frame_eval.classification.frame_checks import _POSITIVE, _SCORE
+    from frame_eval.classification.thresholds import most_false_positives
+
+    rows = preds.select(
+        "model", pl.col("label").alias(_POSITIVE), pl.col("prob").cast(pl.Float64).alias(_SCORE)
+    )
+    most = most_false_positives({"min_specificity": 0.9})
+    assert most is not None
+    print(_line("  its bucket counts alone", timed(
+        lambda: bounded_rows._bucket_counts(rows, ["model"], _POSITIVE, _SCORE), repeat
+    )), flush=True)
+    print(_line("  its selection outside a plan", timed(
+        lambda: bounded_rows.most_sensitive_within_bound(rows, ["model"], _POSITIVE, _SCORE, most), repeat
+    )), flush=True)
+
+
+def in_turns(data: Path, repeat: int, against: Path, rounds: int) -> None:
+    runs: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+    for _ in range(rounds):
+        for name, checkout in (("old", against), ("new", ROOT)):
+            env = {**os.environ, "PYTHONPATH": str(checkout)}
+            done = subprocess.run(
+                [sys.executable, __file__, "--data", str(data), "--repeat", str(repeat), "--no-parts"],
+                env=env, cwd=checkout, capture_output=True, text=True, check=True,
+            )
+            words = done.stdout.splitlines()[-1].split()
+            wall, cpu = float(words[words.index("wall") + 2]), float(words[words.index("CPU") + 2])
+            runs[name].append((wall, cpu))
+            print(f"{name} ({checkout}): best of {repeat}: wall {wall:.3f} s, CPU {cpu:.3f} s", flush=True)
+    for name, found in runs.items():
+        print(f"{name}: median of the rounds' best: wall {statistics.median(w for w, _ in found):.3f} s, "
+              f"CPU {statistics.median(c for _, c in found):.3f} s")
+    print("load average (1, 5, 15 min):", " ".join(f"{v:.2f}" for v in os.getloadavg()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--against", type=Path, help="another checkout, run in turns with this one")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-parts", action="store_true", help="time the call only")
+    args = parser.parse_args()
+    data = args.data.resolve()
+    if args.against is not None:
+        in_turns(data, args.repeat, args.against.resolve(), args.rounds)
+    else:
+        in_process(data, args.repeat, not args.no_parts)
+
+
+if __name__ == "__main__":
+    main()
