@@ -194,62 +194,65 @@ def most_sensitive_within_bound(
         pl.col("__fe_a").filter(b == lowest).first().alias("__fe_ac"),
         pl.col("__fe_a").filter(b == second).first().alias("__fe_a2"),
     )
-    # the rows of each group's two buckets: those of the buckets from the lowest of them to the highest
-    # (read off the scores), numbered by their group's row of ``groups`` (one join), then those of their
-    # own group's; each group's numbers are then gathered by that number
+    # each group's numbers reach its rows by the group's row of ``groups``
     groups = groups.with_row_index(_G)
-    first, last = groups.select(
-        pl.min_horizontal("__fe_bc", "__fe_b2").min(), pl.col("__fe_b2").max()
-    ).row(0)
-    window = pl.lit(False) if first is None else buckets.within(first, last)
-    picked = _joined(rows.lazy().filter(window), groups.lazy().select(*keys, _G), keys)
+    numbered = groups.lazy().select(*keys, _G)
 
     def per_row(column: pl.Series | str) -> pl.Expr:
-        """Each row's group's value of a column of ``groups`` (or of a frame in its order)."""
+        """Each row's group's value of a column of ``groups`` (or of a Series in its order)."""
         values = groups.get_column(column) if isinstance(column, str) else column
         return pl.lit(values).gather(pl.col(_G))
 
-    in_c, in_2 = (b == per_row("__fe_bc")).fill_null(False), b == per_row("__fe_b2")
-    picked = picked.with_columns(buckets.expr()).select(
-        _G, positive, score, in_c.alias("__fe_in_c"), in_2.alias("__fe_in_2")
-    ).filter(pl.col("__fe_in_c") | pl.col("__fe_in_2")).collect()
-    s, y, in_c, in_2 = pl.col(score), pl.col(positive), pl.col("__fe_in_c"), pl.col("__fe_in_2")
+    def rows_in(bucket: pl.Series) -> pl.DataFrame:
+        """``[_G, positive, score]``: the rows of each group's ``bucket`` (one per group of ``groups``,
+        in its order; none where null): those of the buckets from the lowest of them to the highest
+        (read off the scores), numbered by their group (one join), then those of their group's."""
+        first, last = bucket.min(), bucket.max()
+        if first is None:
+            return rows.select(pl.lit(0, pl.UInt32).alias(_G), positive, score).clear()
+        window = rows.lazy().filter(buckets.within(first, last))  # type: ignore[arg-type]
+        wanted = numbered.filter(pl.lit(bucket).is_not_null())
+        return _joined(window, wanted, keys).with_columns(buckets.expr()).filter(
+            b == per_row(bucket)
+        ).select(_G, positive, score).collect()
+
     number = groups.select(_G)
 
-    def per_group(*aggs: pl.Expr, among: pl.Expr | None = None) -> pl.DataFrame:
-        """``aggs`` of each group's rows in ``picked`` (``among`` them), in ``groups``' order (null
+    def per_group(picked: pl.DataFrame, among: pl.Expr, *aggs: pl.Expr) -> pl.DataFrame:
+        """``aggs`` of each group's rows of ``picked`` that are ``among``, in ``groups``' order (null
         for a group without such rows)."""
-        rows_ = picked.lazy() if among is None else picked.lazy().filter(among)
-        found = rows_.group_by(_G).agg(*aggs).collect()
+        found = picked.lazy().filter(among).group_by(_G).agg(*aggs).collect()
         return number.join(found, on=_G, how="left", maintain_order="left")
 
-    # c (the (m+1)-th highest negative score), then the threshold and its true positives, then its false
-    # positives
-    k = per_row("__fe_k").first().fill_null(1)
-    c = per_group(s.top_k(k).min().alias("c"), among=~y & in_c).get_column("c")
-    above_c = in_c & (s > per_row(c))
+    s, y = pl.col(score), pl.col(positive)
+    # c (the (m+1)-th highest negative score) in its bucket's rows, and the positives above it there: the
+    # lowest is the threshold, reached with every positive above c; a group without them there (rare)
+    # reads the rows of the bucket above (the next with a positive, or its top bucket)
+    in_c = rows_in(groups.get_column("__fe_bc"))  # (a group without negatives has no c, no threshold)
+    k = per_row("__fe_k").first()
+    c = per_group(in_c, ~y, s.top_k(k).min().alias("c")).get_column("c")
+    found = per_group(in_c, y & (s > per_row(c)), s.min().alias("t_c"), pl.len().alias("tp_c"))
+    t_c = found.get_column("t_c")
+    second = groups.select(pl.when(t_c.is_null()).then("__fe_b2")).to_series()
+    in_2 = rows_in(second)
     found = pl.concat([
-        per_group(s.min().alias("t_c"), pl.len().alias("tp_c"), among=y & above_c),
-        per_group(s.filter(y).min().alias("t_2"), s.max().alias("top"), among=in_2).drop(_G),
-    ], how="horizontal").with_columns(c.alias("c"), groups.get_column("__fe_next"))
+        groups.select("__fe_next", "__fe_pc", "__fe_ac", "__fe_a2", "_n", n_pos), found.drop(_G),
+        c.to_frame("c"),
+        per_group(in_2, pl.lit(True), s.filter(y).min().alias("t_2"), s.max().alias("top")).drop(_G),
+    ], how="horizontal")
     threshold = pl.coalesce(
-        "t_c", pl.when("__fe_next").then("t_2"),
-        pl.when(pl.col("c").is_null() | (pl.col("top") > pl.col("c"))).then("top"),
+        "t_c", pl.when("__fe_next").then("t_2"), pl.when(pl.col("top") > pl.col("c")).then("top")
     )
     found = found.with_columns(threshold.alias("threshold"))
-    at_or_above = per_group(
-        in_c.sum().alias("fp_c"), in_2.sum().alias("fp_2"),
-        among=~y & (s >= per_row(found.get_column("threshold"))),
-    )
-    tp = pl.when(found.get_column("c").is_null()).then(n_pos).otherwise(
-        pl.col("__fe_pc") + found.get_column("tp_c").fill_null(0)
-    )
-    fp = pl.when(found.get_column("t_c").is_not_null()).then(
-        pl.col("__fe_ac") + at_or_above.get_column("fp_c").fill_null(0)
-    ).otherwise(pl.col("__fe_a2") + at_or_above.get_column("fp_2").fill_null(0))
-    best = groups.select(
-        *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), found.get_column("threshold"),
-        tp.cast(pl.Int64).alias("tp"), fp.cast(pl.Int64).alias("fp"),
+    at_or_above = ~y & (s >= per_row(found.get_column("threshold")))
+    fp_c = per_group(in_c, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
+    fp_2 = per_group(in_2, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
+    best = pl.concat([groups.select(*keys), found], how="horizontal").select(
+        *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), "threshold",
+        (pl.col("__fe_pc") + pl.col("tp_c").fill_null(0)).cast(pl.Int64).alias("tp"),
+        pl.when(pl.col("t_c").is_not_null()).then(pl.col("__fe_ac") + fp_c).otherwise(
+            pl.col("__fe_a2") + fp_2
+        ).cast(pl.Int64).alias("fp"),
     )
     tp, fp, t = pl.col("tp"), pl.col("fp"), pl.col("threshold")
     qualifies = (pl.col("_P") > 0) & (pl.col("_N") > 0) & t.is_not_null()
