@@ -13,15 +13,18 @@ each group's rows and positives by a coarse bucket of the score (64 equal
 steps between the lowest and the highest finite score; the bucket never falls
 as the score rises, so a bucket holds every row of its scores), which gives the
 totals and, per group, the bucket of its (m+1)-th highest negative score; the
-rows of the buckets below the lowest of those are dropped. Every group keeps
-all of its rows from some score up, so its points at those scores have the
-counts of all of its rows, and every point left out has more than ``m`` false
-positives. The best of what is kept is then chosen as without a bound.
+rows of the buckets below the lowest of those are dropped (a comparison of the
+score with that bucket's lowest score, found in Python by bisection). Every
+group keeps all of its rows from some score up, so its points at those scores
+have the counts of all of its rows, and every point left out has more than
+``m`` false positives. The best of what is kept is then chosen as without a
+bound.
 
 :func:`most_sensitive_within_bound` answers ``criterion="recall"`` from the
 same counts with no sort at all: the threshold is the lowest positive score
 above the (m+1)-th highest negative one (or the group's highest score), so
-only the rows of two buckets per group are read one by one.
+only the rows of that negative score's bucket are read one by one (those of
+the bucket above too, for a group with no positive above it in its bucket).
 """
 
 from __future__ import annotations
@@ -169,9 +172,11 @@ def most_sensitive_within_bound(
     are the scores above ``c``; the most positives are those above ``c``, reached first (the highest
     threshold wins) at the lowest positive score above ``c``, or, with no positive above ``c``, at the
     group's highest score (no positives; if that is above ``c``). Null without positives or negatives,
-    or where nothing qualifies. Only the rows of two buckets per group are read one by one: ``c``'s,
-    and the lowest above it holding a positive (if none, the group's top bucket); the counts of the
-    buckets above those come from the bucket counts.
+    or where nothing qualifies. Only the rows of ``c``'s bucket are read one by one (one window of
+    scores over every group's, one join numbering them by group), and, for the groups with no positive
+    above ``c`` there, those of the lowest bucket above it holding a positive (if none, the group's top
+    bucket); the counts of the buckets above come from the bucket counts, and each step after the join
+    is a plain group-by of the rows it counts, on the group's number.
     """
     keys = list(keys)
     buckets, counts = _bucket_counts(rows, keys, positive, score)
@@ -216,37 +221,37 @@ def most_sensitive_within_bound(
             b == per_row(bucket)
         ).select(_G, positive, score).collect()
 
-    number = groups.select(_G)
+    order = groups.select(_G)
 
     def per_group(picked: pl.DataFrame, among: pl.Expr, *aggs: pl.Expr) -> pl.DataFrame:
         """``aggs`` of each group's rows of ``picked`` that are ``among``, in ``groups``' order (null
         for a group without such rows)."""
         found = picked.lazy().filter(among).group_by(_G).agg(*aggs).collect()
-        return number.join(found, on=_G, how="left", maintain_order="left")
+        return order.join(found, on=_G, how="left", maintain_order="left")
 
     s, y = pl.col(score), pl.col(positive)
     # c (the (m+1)-th highest negative score) in its bucket's rows, and the positives above it there: the
     # lowest is the threshold, reached with every positive above c; a group without them there (rare)
     # reads the rows of the bucket above (the next with a positive, or its top bucket)
-    in_c = rows_in(groups.get_column("__fe_bc"))  # (a group without negatives has no c, no threshold)
+    bc = groups.get_column("__fe_bc")  # (null: a group without negatives, no c, no threshold)
+    rows_c = rows_in(bc)
     k = per_row("__fe_k").first()
-    c = per_group(in_c, ~y, s.top_k(k).min().alias("c")).get_column("c")
-    found = per_group(in_c, y & (s > per_row(c)), s.min().alias("t_c"), pl.len().alias("tp_c"))
+    c = per_group(rows_c, ~y, s.top_k(k).min().alias("c")).get_column("c")
+    found = per_group(rows_c, y & (s > per_row(c)), s.min().alias("t_c"), pl.len().alias("tp_c"))
     t_c = found.get_column("t_c")
-    second = groups.select(pl.when(t_c.is_null()).then("__fe_b2")).to_series()
-    in_2 = rows_in(second)
+    rows_2 = rows_in(groups.select(pl.when(t_c.is_null() & bc.is_not_null()).then("__fe_b2")).to_series())
     found = pl.concat([
         groups.select("__fe_next", "__fe_pc", "__fe_ac", "__fe_a2", "_n", n_pos), found.drop(_G),
         c.to_frame("c"),
-        per_group(in_2, pl.lit(True), s.filter(y).min().alias("t_2"), s.max().alias("top")).drop(_G),
+        per_group(rows_2, pl.lit(True), s.filter(y).min().alias("t_2"), s.max().alias("top")).drop(_G),
     ], how="horizontal")
     threshold = pl.coalesce(
         "t_c", pl.when("__fe_next").then("t_2"), pl.when(pl.col("top") > pl.col("c")).then("top")
     )
     found = found.with_columns(threshold.alias("threshold"))
     at_or_above = ~y & (s >= per_row(found.get_column("threshold")))
-    fp_c = per_group(in_c, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
-    fp_2 = per_group(in_2, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
+    fp_c = per_group(rows_c, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
+    fp_2 = per_group(rows_2, at_or_above, pl.len().alias("fp")).get_column("fp").fill_null(0)
     best = pl.concat([groups.select(*keys), found], how="horizontal").select(
         *keys, n_pos.alias("_P"), (pl.col("_n") - n_pos).alias("_N"), "threshold",
         (pl.col("__fe_pc") + pl.col("tp_c").fill_null(0)).cast(pl.Int64).alias("tp"),
