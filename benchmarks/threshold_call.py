@@ -6,10 +6,14 @@
 The first form times, in this process, on the predictions Parquet file (read once, before
 timing): the call (best and median wall and CPU seconds of ``--repeat``), then its parts on the
 call's checked rows: the bucket counts alone (one group-by of the 10M rows), and the whole
-selection (``bounded_rows.most_sensitive_within_bound``) outside a plan. The second form runs the
-call alone in fresh processes, taking turns between the other checkout and this one (``--rounds``
-each), and prints each run's best wall and CPU seconds and the medians of those: old and new
-code judged side by side while the machine's load drifts.
+selection (``bounded_rows.most_sensitive_within_bound``) outside a plan; with ``--ideas``, also
+ideas measured and dropped: the call with 32 and 128 score buckets instead of 64, and the counts
+grouped by one 64-bit key (the model's hash, the bucket in its low bits) alone and with each key's
+lowest and highest model name (what telling colliding models apart would take), against the
+group-by of (model, bucket) the counts use. The second form runs the call alone in fresh
+processes, taking turns between the other checkout and this one (``--rounds`` each), and prints
+each run's best wall and CPU seconds and the medians of those: old and new code judged side by
+side while the machine's load drifts.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ def _line(label: str, times: tuple[float, float, float, float]) -> str:
             f"CPU best {times[2]:.3f} median {times[3]:.3f} s")
 
 
-def in_process(data: Path, repeat: int, parts: bool) -> None:
+def in_process(data: Path, repeat: int, parts: bool, ideas: bool = False) -> None:
     import frame_eval
 
     preds = pl.read_parquet(data / "predictions.parquet")
@@ -74,6 +78,33 @@ def in_process(data: Path, repeat: int, parts: bool) -> None:
     print(_line("  its selection outside a plan", timed(
         lambda: bounded_rows.most_sensitive_within_bound(rows, ["model"], _POSITIVE, _SCORE, most), repeat
     )), flush=True)
+    if ideas:
+        _ideas(call, rows, repeat, _POSITIVE, _SCORE)
+
+
+def _ideas(call: Callable[[], object], rows: pl.DataFrame, repeat: int, positive: str, score: str) -> None:
+    from frame_eval.classification import bounded_rows
+
+    usual = bounded_rows.BUCKETS
+    for buckets in (32, 128):
+        bounded_rows.BUCKETS = buckets
+        try:
+            print(_line(f"  the call with {buckets} buckets", timed(call, repeat)), flush=True)
+        finally:
+            bounded_rows.BUCKETS = usual
+    bucket = bounded_rows._Buckets.of(rows.get_column(score)).expr()
+    counts = (pl.len(), pl.col(positive).sum())
+    key = (pl.col("model").hash() & pl.lit(2**64 - 128, pl.UInt64)) | bucket.cast(pl.UInt64)
+    names = (pl.col("model").min().alias("lowest"), pl.col("model").max().alias("highest"))
+    for label, by, more in (
+        ("counts by (model, bucket), as used", ["model", bucket], ()),
+        ("counts by one 64-bit key of hash and bucket", [key.alias("key")], ()),
+        ("... with each key's lowest and highest model", [key.alias("key")], names),
+    ):
+        print(_line(f"  {label}", timed(
+            lambda by=by, more=more: rows.lazy().group_by(by).agg(*counts, *more).collect(engine="streaming"),
+            repeat,
+        )), flush=True)
 
 
 def in_turns(data: Path, repeat: int, against: Path, rounds: int) -> None:
@@ -102,12 +133,13 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout, run in turns with this one")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-parts", action="store_true", help="time the call only")
+    parser.add_argument("--ideas", action="store_true", help="also time the ideas measured and dropped")
     args = parser.parse_args()
     data = args.data.resolve()
     if args.against is not None:
         in_turns(data, args.repeat, args.against.resolve(), args.rounds)
     else:
-        in_process(data, args.repeat, not args.no_parts)
+        in_process(data, args.repeat, not args.no_parts, args.ideas)
 
 
 if __name__ == "__main__":
