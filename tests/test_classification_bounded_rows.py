@@ -197,3 +197,25 @@ def test_bucket_ranges_read_off_the_scores_are_the_buckets(seed: int) -> None:
         want = with_buckets.filter(pl.col(bounded_rows._B).is_between(first, last))
         assert kept.equals(want), (first, last)
     assert with_buckets.get_column(bounded_rows._B).n_unique() > 40  # the buckets are spread
+
+
+@pytest.mark.parametrize("scores", [
+    [0.0, 1e-310, 5e-311, 2e-311, 7e-311, 1e-310],  # a subnormal range: 64 steps of it overflow
+    [0.0, 1e-310, 5e-311, np.inf, 7e-311, -np.inf],
+    [-1e308, 1e308, 0.0, 1.0, -1.0, 5.0],  # the range itself overflows
+    [2.0, 2.0, 2.0, 2.0, 2.0, 2.0],
+], ids=["subnormal", "subnormal and infinite", "overflowing", "one score"])
+def test_ranges_too_small_or_too_wide_for_buckets(
+    scores: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every score in one bucket when the steps cannot be computed: the same frames, no error."""
+    df = pl.DataFrame({"g": [1, 1, 1, 2, 2, 2] * 3, "y": [False, True, False, True, False, False] * 3,
+                       "s": scores * 3})
+    buckets = bounded_rows._Buckets.of(df.get_column("s"))
+    assert buckets.low is None and df.filter(buckets.within(1, 5)).height == 0
+    options = {"criterion": "recall", "min_specificity": 0.6}
+    got = best(df, ["g"], options), best(df, [], options), best(df, ["g"], {"max_fpr": 0.4})
+    every_point(monkeypatch)
+    want = best(df, ["g"], options), best(df, [], options), best(df, ["g"], {"max_fpr": 0.4})
+    for frame_, expected in zip(got, want, strict=True):
+        assert bits(frame_).equals(bits(expected)), (frame_, expected)

@@ -65,6 +65,8 @@ class _Buckets:
             low, high = finite.min(), finite.max()
         if low is None or high is None or not math.isfinite(high - low) or not high > low:  # type: ignore[operator]
             return cls(score.name, None, 0.0, clipped)
+        if not math.isfinite(BUCKETS / (high - low)):  # type: ignore[operator]
+            return cls(score.name, None, 0.0, clipped)  # (a subnormal range: steps too large)
         return cls(score.name, float(low), float(high), clipped)  # type: ignore[arg-type]
 
     def expr(self) -> pl.Expr:
@@ -95,10 +97,12 @@ class _Buckets:
 
     def within(self, first: int, last: int) -> pl.Expr:
         """Whether a score's bucket is from ``first`` to ``last``, read off the score itself."""
+        if self.low is None:
+            return pl.lit(first <= 0 <= last)
         s, inside = pl.col(self.score), pl.lit(True)
-        if self.low is not None and first > 0:
+        if first > 0:
             inside = s >= self._lowest(first)
-        if self.low is not None and last < BUCKETS:
+        if last < BUCKETS:
             inside = inside & (s < self._lowest(last + 1))
         return inside
 
