@@ -33,7 +33,7 @@ import math
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final
 
 import polars as pl
 
@@ -41,7 +41,6 @@ __all__ = ["most_sensitive_within_bound", "rows_within_bound"]
 
 BUCKETS: Final = 64
 _B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
-F = TypeVar("F", pl.DataFrame, pl.LazyFrame)
 _SIGN: Final = 1 << 63
 
 
@@ -138,7 +137,7 @@ def _per_group(e: pl.Expr, keys: list[str]) -> pl.Expr:
     return e.over(keys) if keys else e
 
 
-def _group_by(frame: F, keys: list[str], *aggs: pl.Expr) -> F:
+def _group_by(frame: pl.DataFrame, keys: list[str], *aggs: pl.Expr) -> pl.DataFrame:
     return frame.group_by(keys).agg(*aggs) if keys else frame.select(*aggs)
 
 
