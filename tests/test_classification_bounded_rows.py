@@ -7,7 +7,9 @@ from the rows that can qualify (:func:`~frame_eval.classification.bounded_rows.r
 Both must give, bit for bit, the frame of the path that reads every point (the bounds switched off in
 ``frame_thresholds``), on tied, negative, zero (both signs) and infinite scores, groups with no
 positives, no negatives or one row, bounds never and always met, one, two and no keys, shuffled
-rows, both engines and 1, 2 and 8 threads; and scikit-learn's ``roc_curve`` read as the benchmark reads it.
+rows, both engines and 1, 2 and 8 threads, and score ranges too narrow (subnormal) or too wide for steps;
+and scikit-learn's ``roc_curve`` read as the benchmark reads it. The windows of scores that stand for
+ranges of buckets must hold exactly those buckets' scores, at and beside every bucket's edge.
 """
 
 from __future__ import annotations
