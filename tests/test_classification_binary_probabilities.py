@@ -62,3 +62,24 @@ def test_empty_frame_and_empty_by() -> None:
 def test_ece_with_weights_is_still_an_error() -> None:
     with pytest.raises(ValueError, match="ECE takes no sample weights"):
         _frame(0).ireval.probabilities("y", "p", metrics=["log_loss", "ECE"], weight="w")
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("n_bins", [1, 3, 10])
+def test_calibration_of_small_groups_matches_scikit_learn(strategy: str, n_bins: int) -> None:
+    from sklearn.calibration import calibration_curve
+
+    rng = np.random.default_rng(n_bins)
+    sizes = list(range(1, 16))
+    df = pl.DataFrame({
+        "g": np.repeat(sizes, sizes),
+        "y": rng.random(sum(sizes)) < 0.5,
+        "p": np.round(rng.random(sum(sizes)), 1),  # ties, and values on the edges
+    })
+    got = df.ireval.calibration("y", "p", by="g", n_bins=n_bins, strategy=strategy)
+    for (g,), part in df.partition_by("g", as_dict=True).items():
+        prob_true, prob_pred = calibration_curve(part["y"].to_numpy(), part["p"].to_numpy(), n_bins=n_bins,
+                                                 strategy=strategy)
+        rows = got.filter(pl.col("g") == g)
+        np.testing.assert_allclose(rows["fraction_positive"].to_numpy(), prob_true, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rows["mean_predicted"].to_numpy(), prob_pred, rtol=0, atol=1e-12)
