@@ -23,7 +23,9 @@ other groups, the rest of issue 13's binary measures (``w`` the tool's weights, 
   (the fastest way we know with scikit-learn, so the ratio is not flattered; ``--sklearn-loops``
   also times the literal way, ``confusion_matrix(y, prob >= t)`` per threshold per model);
 - ``best_threshold``: the other forms (``weights=``, ``costs=``, ``min_recall=``, ``max_fpr=``),
-  against ``roc_curve`` per model with the selection in NumPy, on integer counts (exact).
+  against ``roc_curve`` per model with the selection in NumPy, on integer counts (exact);
+- ``floors``: plain polars steps over the same rows (a group-by summing the columns a measure reads,
+  a sort within each model, the packed keys' sort), the least a call reading them can cost.
 
 Needs the ``[bench]`` extra. Run from the worktree root with ``PYTHONPATH=.``.
 """
@@ -43,7 +45,10 @@ from sklearn import metrics
 
 import frame_eval  # noqa: F401  (registers .ireval)
 
-GROUPS = ("issue13", "probabilities", "calibration", "curves", "confusion", "thresholds", "best_threshold")
+GROUPS = (
+    "issue13", "probabilities", "calibration", "curves", "confusion", "thresholds", "best_threshold",
+    "floors",
+)
 TOLERANCE = 1e-12
 THRESHOLDS = [i / 10 for i in range(11)]
 
@@ -390,6 +395,20 @@ def best_threshold(b: Bench) -> None:
                [("roc_curve + the selection in NumPy",
                  lambda y, pred, prob, w, select=select: select(y, prob))],
                lambda ours, theirs, name=name: _best_rows(b, ours, theirs[0], name))
+
+
+def floors(b: Bench) -> None:
+    """Plain polars steps over the same rows, no checks: what a call that reads them cannot go below."""
+    frame = b.preds
+    _timed("group_by(model): sum of prob, sum of label", lambda: frame.group_by("model").agg(
+        pl.col("prob").sum(), pl.col("label").sum()))
+    _timed("group_by(model, label, pred): sum of w", lambda: frame.group_by("model", "label", "pred").agg(
+        pl.col("w").sum()))
+    _timed("group_by(model): prob sorted within each model", lambda: frame.group_by("model").agg(
+        pl.col("prob").sort()))
+    keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, frame.height, dtype=np.uint64))
+    keys = keys.cast(pl.UInt128) * pl.Series([1 << 65], dtype=pl.UInt128)
+    _timed(f"Series.sort of {frame.height:,} UInt128 values", lambda: keys.sort(descending=True))
 
 
 def main() -> None:
