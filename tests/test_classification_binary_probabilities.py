@@ -83,3 +83,13 @@ def test_calibration_of_small_groups_matches_scikit_learn(strategy: str, n_bins:
         rows = got.filter(pl.col("g") == g)
         np.testing.assert_allclose(rows["fraction_positive"].to_numpy(), prob_true, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rows["mean_predicted"].to_numpy(), prob_pred, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+@pytest.mark.parametrize("by", [["g"], []])
+def test_scores_gives_the_same_bits(weight: str | None, by: list[str]) -> None:
+    df = _frame(3)
+    metrics = (METRICS if weight is None else METRICS[:2]) + ["ROC_AUC"]
+    got = df.ireval.scores("y", "p", by=by or None, metrics=metrics, weight=weight, shape="wide")
+    want = df.ireval.probabilities("y", "p", by=by or None, metrics=metrics[:-1], weight=weight, shape="wide")
+    assert got.drop("ROC_AUC").equals(want)
