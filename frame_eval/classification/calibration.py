@@ -178,6 +178,32 @@ def expected_calibration_error(
     return ECE.build(columns, None, **m.kwargs).alias(m.name)
 
 
+def _row_bins(p: pl.Expr, inner: list[pl.Expr]) -> pl.Expr:
+    """A probability's bin, row by row: how many of the inner edges lie strictly below it (what
+    ``np.searchsorted(inner, p, side="left")`` gives for sorted edges)."""
+    if not inner:
+        return pl.lit(0, pl.Int64)
+    return pl.sum_horizontal([(p > edge).cast(pl.Int64) for edge in inner])
+
+
+def _inner_quantile_edges(listed: str, n_bins: int) -> list[pl.Expr]:
+    """The inner quantile edges of each row's sorted probabilities (a list column, never empty): one
+    expression per edge, :func:`bin_edges`' formula applied to one level at a time."""
+    values = pl.col(listed)
+    last = values.list.len().cast(pl.Int64) - 1
+    out = []
+    for q in _levels(n_bins)[1:-1]:
+        virtual = last.cast(pl.Float64) * (q * 100.0 / 100.0)
+        below = virtual.floor()
+        lower = below.cast(pl.Int64).clip(0, last)
+        # (an empty list, the whole frame's when it has no rows, gives null edges: no row reads them)
+        a = values.list.get(lower, null_on_oob=True)
+        b = values.list.get((lower + 1).clip(0, last), null_on_oob=True)
+        gamma, gap = virtual - below, b - a
+        out.append(pl.when(gamma >= 0.5).then(b + (-(gap * (1.0 - gamma)))).otherwise(a - (-(gap * gamma))))
+    return out
+
+
 def calibration_bins(
     scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int, strategy: str
 ) -> pl.LazyFrame:
@@ -185,17 +211,34 @@ def calibration_bins(
 
     ``scored`` holds the keys, a Boolean ``positive`` column and a Float64
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
+    Each row's bin is found row-wise: uniform edges are constants; quantile
+    edges are each group's, computed from its sorted probabilities and joined
+    to its rows. Then one group-by per (group, bin) counts the rows and
+    positives and adds the sorted probabilities one by one.
     """
     p, label = pl.col(prob), pl.col(positive)
-    columns = [label.sort_by(p), p.sort(), bins(p, n_bins, strategy).sort_by(p).alias("bin")]
-    binned = scored.group_by(keys).agg(columns) if keys else scored.select(columns)
-    if keys:
-        binned = binned.explode([positive, prob, "bin"])
+    if strategy == "uniform" or n_bins == 1:
+        edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
+        binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
+    else:
+        names = [f"__frame_eval_edge{i}" for i in range(1, n_bins)]
+        listed = "__frame_eval_sorted"
+        inner = _inner_quantile_edges(listed, n_bins)
+        each = [edge.alias(name) for edge, name in zip(inner, names, strict=True)]
+        if keys:  # each group's edges (one sort of its probabilities), joined to its rows
+            edges_of = scored.group_by(keys).agg(p.sort().alias(listed)).select(*keys, *each)
+            with_edges = scored.join(edges_of, on=keys, how="inner")
+        else:
+            edges_of = scored.select(p.sort().implode().alias(listed)).select(*each)
+            with_edges = scored.join(edges_of, how="cross")
+        binned = with_edges.select(*keys, label, p, _row_bins(p, [pl.col(n) for n in names]).alias("bin"))
     per_bin = binned.group_by([*keys, "bin"]).agg(
         pl.len().cast(pl.Int64).alias("count"),
         label.sum().cast(pl.Int64).alias("_k"),
-        ordered_sum(p.sort()).alias("_s"),
+        p.sort().alias("_s"),
     )
+    # the sorted probabilities added one by one from 0 (ordered_sum's order; + 0.0 as its first step)
+    per_bin = per_bin.with_columns(pl.col("_s").list.eval(pl.element().cum_sum()).list.last() + 0.0)
     count = pl.col("count")
     return per_bin.select(
         *keys, "bin", count, ratio(pl.col("_s"), count).alias("mean_predicted"),

@@ -224,8 +224,15 @@ def confusion_matrix(
     _check_by(by, ["actual", "predicted", "count", CLASS])
     labels, _, problems = _labels(frame, actual, predicted, by, weight)
     by = list(by)
-    count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(_WEIGHT))
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+
+    def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:  # (exact: added as they come)
+        w = pl.col(_WEIGHT)
+        count = pl.len().cast(pl.Int64) if weight is None else w.sum() if exact else weight_total(w)
+        return rows.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+
+    cells = counted(labels) if weight is None else when_exact(
+        labels, _WEIGHT, lambda rows: counted(rows, exact=True), counted, engine="streaming"
+    )
     cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from frame_eval._own_thread import on_own_thread
 from frame_eval.classification import exact_weights
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.exact_weights import weighted_curve_points
@@ -22,6 +23,9 @@ from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures
 from frame_eval.classification.grouped_scores import _G as GROUP_ID
 from frame_eval.classification.grouped_scores import defined_areas, point_areas, score_measures
+from frame_eval.classification.packed_points import _G as PACKED_GROUP
+from frame_eval.classification.packed_points import _S as PACKED_SCORE
+from frame_eval.classification.packed_points import packed_group_points
 from frame_eval.classification.packed_weighted import packed_weighted_points
 
 # -- threshold curve points ------------------------------------------------------------------------
@@ -71,6 +75,45 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
     return rows.map_batches(run, schema=schema, streamable=False).cache()
 
 
+def _grouped_counts(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """``[*keys, <score>, tp, fp, _P, _N]``: counts per distinct score, then running sums over the
+    scores, high to low; sorted by the keys, then threshold descending."""
+    positive = pl.col(_POSITIVE)
+
+    def per_group(e: pl.Expr) -> pl.Expr:
+        return e.over(keys) if keys else e
+
+    points = scored.group_by([*keys, _SCORE]).agg(
+        positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
+    )
+    points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+    points = points.with_columns(
+        per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
+    ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
+    return points.select(*keys, _SCORE, "tp", "fp", "_P", "_N")
+
+
+def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """:func:`_grouped_counts`' frame (the same rows, order and values); from :data:`PACKED_ROWS` rows,
+    read off one sort of packed keys (:func:`~frame_eval.classification.packed_points.packed_group_points`:
+    a group-by of every (group, score) pair costs several times more), then sorted as it is."""
+    rows = scored.select(*keys, _POSITIVE, _SCORE)
+    schema = _grouped_counts(rows, keys).collect_schema()
+
+    def run(frame: pl.DataFrame) -> pl.DataFrame:
+        if frame.height < PACKED_ROWS:
+            return _grouped_counts(frame.lazy(), keys).collect(engine="in-memory")
+        groups, points = packed_group_points(frame.lazy(), keys, pl.col(_POSITIVE), pl.col(_SCORE))
+        if keys:
+            points = points.join(groups.select(PACKED_GROUP, *keys), on=PACKED_GROUP, how="left")
+        negatives = (pl.col("_n") - pl.col("_P")).alias("_N")
+        points = points.select(*keys, pl.col(PACKED_SCORE).alias(_SCORE), "tp", "fp", "_P", negatives)
+        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+        return points.collect(engine="in-memory").cast(dict(schema))  # type: ignore[arg-type]
+
+    return rows.map_batches(on_own_thread(run), schema=schema, streamable=False)
+
+
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """From ``[*keys, <is positive>, <score>]`` rows to ``[*keys, threshold, tp, ..., recall]``.
 
@@ -79,20 +122,7 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """
     keys = list(keys)
     weight = _WEIGHT if _WEIGHT in scored.collect_schema() else None
-    positive = pl.col(_POSITIVE)
-    if weight is None:  # counts: per distinct score, then running sums over the scores, high to low
-        def per_group(e: pl.Expr) -> pl.Expr:
-            return e.over(keys) if keys else e
-
-        points = scored.group_by([*keys, _SCORE]).agg(
-            positive.sum().cast(pl.Int64).alias("_pos"), (~positive).sum().cast(pl.Int64).alias("_neg")
-        )
-        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
-        points = points.with_columns(
-            per_group(pl.col("_pos").cum_sum()).alias("tp"), per_group(pl.col("_neg").cum_sum()).alias("fp")
-        ).with_columns(per_group(pl.col("tp").last()).alias("_P"), per_group(pl.col("fp").last()).alias("_N"))
-    else:
-        points = _weighted_curve(scored, keys, weight)
+    points = _counted_curve(scored, keys) if weight is None else _weighted_curve(scored, keys, weight)
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,

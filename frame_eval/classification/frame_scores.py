@@ -11,6 +11,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval._normal import normal_deviate
+from frame_eval.classification.binary_probabilities import binary_probabilities
 from frame_eval.classification.counts import AUTO, ratio
 from frame_eval.classification.frame_checks import (
     _POSITIVE,
@@ -174,7 +175,17 @@ def scores(
         "actual": _POSITIVE, "score": _SCORE, "positive": True, "weight": None if weight is None else _WEIGHT
     }
     exprs = [m.spec.build(columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in others.items()]
-    extra = (scored.group_by(keys).agg(exprs) if keys else scored.select(exprs)) if others else None
+    # log-loss, Brier and ECE of the checked rows from frame-wide steps (the builders' bits)
+    probs = {k: m for k, m in others.items() if m.spec in PROBABILITY_SPECS}
+    plain = [e for e, k in zip(exprs, others, strict=True) if k not in probs]
+    extra = (scored.group_by(keys).agg(plain) if keys else scored.select(plain)) if plain else None
+    if probs:
+        weighted = None if weight is None else _WEIGHT
+        fast = binary_probabilities(scored, keys, _POSITIVE, _SCORE, weighted, probs)
+        extra = fast if extra is None else (
+            extra.join(fast, on=keys, how="left", nulls_equal=True) if keys
+            else pl.concat([extra, fast], how="horizontal")
+        )
     if fused:
         measured = [m.spec.name for m in fused.values()]
         wide = (

@@ -114,12 +114,23 @@ def threshold_rates(
         weight=weight,
     )
     pos, s, w = pl.col(_POSITIVE), pl.col(_SCORE), None if weight is None else _WEIGHT
-    rows = pl.len().cast(pl.Int64) if w is None else weight_total(pl.col(w))
-    counts = [rows.alias("_n"), tally(pos, w).alias("_P")]
-    for i, t in enumerate(values):
-        said = s >= t if inclusive else s > t
-        counts += [tally(pos & said, w).alias(f"_tp{i}"), tally(~pos & said, w).alias(f"_fp{i}")]
-    per_group = (scored.group_by(keys).agg(counts) if keys else scored.select(counts)).cache()
+    said = [s >= t if inclusive else s > t for t in values]
+    if w is None:  # each row's count of thresholds passed, then one group-by of (group, count, label)
+        passed = pl.col("_passed")
+        cells = scored.group_by([*keys, pl.sum_horizontal(said).cast(pl.Int64).alias("_passed"), pos]).agg(
+            pl.len().cast(pl.Int64).alias("_rows")
+        )
+        rows = pl.col("_rows")
+        counts = [rows.sum().alias("_n"), rows.filter(pos).sum().alias("_P")]
+        for i in range(len(values)):  # a row passes threshold i when it passes more than i of them
+            counts += [rows.filter(pos & (passed > i)).sum().alias(f"_tp{i}"),
+                       rows.filter(~pos & (passed > i)).sum().alias(f"_fp{i}")]
+        per_group = (cells.group_by(keys).agg(counts) if keys else cells.select(counts)).cache()
+    else:
+        weighted = [weight_total(pl.col(w)).alias("_n"), tally(pos, w).alias("_P")]
+        for i, passes in enumerate(said):
+            weighted += [tally(pos & passes, w).alias(f"_tp{i}"), tally(~pos & passes, w).alias(f"_fp{i}")]
+        per_group = (scored.group_by(keys).agg(weighted) if keys else scored.select(weighted)).cache()
     parts = []
     for i, t in enumerate(values):
         tp, fp = pl.col(f"_tp{i}"), pl.col(f"_fp{i}")

@@ -18,6 +18,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval.classification import frame_checks as _front
+from frame_eval.classification.binary_probabilities import binary_probabilities
 from frame_eval.classification.calibration import calibration_bins, check_binning
 from frame_eval.classification.counts import AUTO
 from frame_eval.classification.probabilistic import (
@@ -162,10 +163,14 @@ def probabilities(
         spec_columns = {"actual": _front._POSITIVE, "score": _front._SCORE, "positive": True}
     if weight is not None:
         spec_columns["weight"] = weight
-    exprs = [
+    exprs = [  # (built also for one column, whose builders raise on options they do not take)
         m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
     ]
-    wide = scored.group_by(by).agg(exprs).sort(by) if by else scored.select(exprs)
+    if isinstance(prob, Mapping):
+        wide = scored.group_by(by).agg(exprs) if by else scored.select(exprs)
+    else:  # the checked frame's values from frame-wide steps, the builders' bits
+        wide = binary_probabilities(scored, by, _front._POSITIVE, _front._SCORE, weight, chosen)
+    wide = wide.sort(by) if by else wide
     return _checks.attach(_front._shaped(wide, by, names, shape), problems)
 
 
