@@ -45,3 +45,38 @@ def test_det_probit_columns_are_the_deviates_of_scikit_learns_points(seed: int) 
     np.testing.assert_allclose(det["fpr_probit"].to_numpy(), ndtri(fpr), rtol=1.1e-15, atol=0)
     np.testing.assert_allclose(det["fnr_probit"].to_numpy(), ndtri(fnr), rtol=1.1e-15, atol=0)
     assert det.schema["fpr_probit"] == pl.Float64
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("inf_labels", [(True, False), (True, True), (False, False)])
+def test_det_curve_with_scores_of_inf_has_one_row_order(
+    weighted: bool, inf_labels: tuple[bool, bool]
+) -> None:
+    # the origin (nothing predicted positive) and the points of a score of +inf share threshold inf:
+    # the origin comes last going up, on every engine and row order
+    rng = np.random.default_rng(5)
+    rows = 60
+    frame = pl.DataFrame({
+        "g": rng.integers(0, 3, rows).astype(str),
+        "y": rng.random(rows) < 0.4,
+        "s": np.round(rng.random(rows), 1),
+        "w": rng.integers(1, 4, rows) * 0.5,
+    }).with_columns(
+        pl.when(pl.int_range(pl.len()) < 2).then(float("inf")).otherwise("s").alias("s"),
+        pl.when(pl.int_range(pl.len()) == 0).then(inf_labels[0])
+        .when(pl.int_range(pl.len()) == 1).then(inf_labels[1]).otherwise("y").alias("y"),
+    )
+    options = {"weight": "w"} if weighted else {}
+    eager = frame.ireval.det_curve("y", "s", by="g", **options)
+    for other in (
+        frame.lazy().ireval.det_curve("y", "s", by="g", **options).collect(),
+        frame.lazy().ireval.det_curve("y", "s", by="g", **options).collect(engine="streaming"),
+        frame.sample(fraction=1.0, shuffle=True, seed=3).ireval.det_curve("y", "s", by="g", **options),
+    ):
+        assert eager.equals(other)
+    for (_g,), part in eager.group_by("g"):
+        # threshold ascending, and along it the false positives never rise and the misses never fall
+        assert part["threshold"].is_sorted()
+        assert part["fp"].is_sorted(descending=True) and part["fn"].is_sorted()
+        if part["threshold"][-1] == float("inf"):
+            assert part["fp"][-1] == 0

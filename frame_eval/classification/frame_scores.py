@@ -97,7 +97,11 @@ def det_curve(
         pl.lit(0).cast(counts).alias("fp"), pl.col("tp").cast(counts).alias("fn"),
         pl.col("fp").cast(counts).alias("tn"),
     )
-    points = pl.concat([origin, points]).sort([*keys, "threshold"], descending=[*(False for _ in keys), True])
+    # the origin shares threshold +inf with a group's points at a score of +inf: it comes first going down
+    # (fewest predicted positive), so ties break on the counts, never on the engine's row order
+    points = pl.concat([origin, points]).sort(
+        [*keys, "threshold", "fp", "fn"], descending=[*(False for _ in keys), True, False, True]
+    )
 
     def per_group(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
@@ -114,7 +118,10 @@ def det_curve(
     ).with_columns(
         normal_deviate(pl.col("fpr")).alias("fpr_probit"), normal_deviate(pl.col("fnr")).alias("fnr_probit")
     )
-    return _checks.attach(det.sort([*keys, "threshold"]), problems)
+    ascending = det.sort(
+        [*keys, "threshold", "fp", "fn"], descending=[*(False for _ in keys), False, True, False]
+    )
+    return _checks.attach(ascending, problems)
 
 
 def scores(
