@@ -17,8 +17,11 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import polars as pl
+
+from frame_eval import _own_thread
 
 _CHECK = "__frame_eval_problems"
 
@@ -104,6 +107,11 @@ class Problem:
     # checks of one source are then counted in one pass (see ``_tallies``)
     source: pl.LazyFrame | None = None
     count: pl.Expr | None = None
+    # the count of an eager call in two parts, for :class:`Counted`: ``outside``, counted by Python
+    # beside the plan (see ``_own_thread.in_background``), plus ``rest`` (a one-row ``count`` frame
+    # counted with the result, or None); ``frame`` stays the whole count as one plan
+    outside: Callable[[], int] | None = None
+    rest: pl.LazyFrame | None = None
 
 
 def first_rows(source: pl.LazyFrame, bad: pl.Expr, value: str | None = None) -> tuple[int, int, object]:
@@ -175,18 +183,29 @@ def key_hash(keys: Sequence[str]) -> pl.Expr:
 _COUNT = {"count": pl.UInt64}
 
 
-def sorted_repeats(hashes: pl.DataFrame) -> pl.DataFrame:
+def sorted_repeats(hashes: pl.DataFrame, *, multithreaded: bool = True) -> pl.DataFrame:
     """One row, one UInt64 column named as ``hashes``' only column: its rows less its distinct
     hashes, counted as equal neighbours once sorted (a frame function: a plain sort of a series
-    takes half the time of a hash set of its values, or of the same sort inside a lazy plan)."""
-    ordered = hashes.to_series().sort()
+    takes half the time of a hash set of its values, or of the same sort inside a lazy plan).
+    ``multithreaded=False`` sorts on the calling thread alone (for a thread of ours working beside
+    a plan: a parallel sort of 1.25M hashes took twice the CPU of one on a single core)."""
+    ordered = hashes.to_series().sort(multithreaded=multithreaded)
     count = (ordered == ordered.shift()).sum()
     return pl.DataFrame({ordered.name: [count]}, schema={ordered.name: pl.UInt64})
 
 
+class Parts(NamedTuple):
+    """A check's count as one plan (``whole``, a one-row ``count`` frame) and, for an eager call, in
+    the two parts :class:`Problem` describes (``outside`` and ``rest``)."""
+
+    whole: pl.LazyFrame
+    outside: Callable[[], int] | None = None
+    rest: pl.LazyFrame | None = None
+
+
 def duplicate_problem(
-    frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str, suspect: pl.LazyFrame | None = None,
-    *, in_memory: bool = False,
+    frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str,
+    suspect: pl.LazyFrame | Parts | None = None, *, in_memory: bool = False,
 ) -> Problem:
     """Key combinations that occur more than once.
 
@@ -196,15 +215,26 @@ def duplicate_problem(
     hashes): 0 means no repeats for certain. Only when
     it is not (a repeat, or a hash collision) does the exact hash aggregation
     run, to confirm and name an example. A caller that counts the same thing
-    more cheaply on the way (one ``count`` row) passes it as ``suspect``;
+    more cheaply on the way (one ``count`` row, or :class:`Parts`) passes it as ``suspect``;
     ``in_memory`` (a frame an eager call holds, of a size that fits): the hashes
-    are sorted as one series in a frame function, which costs half the CPU.
+    are sorted as one series in a frame function, which costs half the CPU; when
+    the state says the frame is in memory (``Deferred.other_in_memory``), on a
+    thread of ours beside the plan (a phase of its own, on one core, in the plan).
     """
     source, count = None, None
+    outside, rest = (suspect.outside, suspect.rest) if isinstance(suspect, Parts) else (None, None)
+    if isinstance(suspect, Parts):
+        suspect = suspect.whole
     state = current()
     if suspect is None and in_memory and state is not None and not state.small:
         # an eager call's frame: its hashes sorted as one series (half the CPU of the sort in the plan)
-        suspect = frame.select(key_hash(keys).alias("count")).map_batches(sorted_repeats, schema=_COUNT)
+        hashes = frame.select(key_hash(keys).alias("count"))
+        suspect = hashes.map_batches(sorted_repeats, schema=_COUNT)
+        if state.other_in_memory:  # read again for nothing: sorted on one core of ours beside the plan
+            def sort_here() -> int:
+                return sorted_repeats(hashes.collect(engine="in-memory"), multithreaded=False).item()
+
+            outside = _own_thread.in_background(sort_here, state.rows or 0)
     if suspect is None:
         if state is not None and state.small:  # a few rows: a hash set costs less than a sort
             count = (pl.len() - pl.struct(keys).hash().n_unique()).cast(pl.UInt64)
@@ -233,7 +263,7 @@ def duplicate_problem(
             f"{times.collect().item()} times; {fix}"
         )
 
-    return Problem(suspect, explain, source=source, count=count)
+    return Problem(suspect, explain, source=source, count=count, outside=outside, rest=rest)
 
 
 _pending = threading.local()  # the call that collects at once, if any (see ``deferred``)
@@ -262,6 +292,9 @@ class Deferred:
     checks: list[Problem]
     rows: int | None = None
     unoptimized_rows: int = UNOPTIMIZED_ROWS
+    # whether the call's other input (the qrels) is an in-memory frame too, set by the front end:
+    # a check of its own may then read it on a thread of ours (see ``duplicate_problem``)
+    other_in_memory: bool = False
 
     @property
     def small(self) -> bool:
@@ -428,14 +461,20 @@ class Counted:
     checks: tuple[Problem, ...]
     row: pl.LazyFrame
     given: dict[int, pl.LazyFrame]
+    outside: dict[int, Callable[[], int]]  # counts (or parts of them) from outside the plan, by position
 
     @classmethod
     def of(cls, checks: Sequence[Problem]) -> Counted:
         by_source: dict[int, tuple[pl.LazyFrame, list[pl.Expr]]] = {}
         parts: list[pl.LazyFrame] = []
         given: dict[int, pl.LazyFrame] = {}
+        outside: dict[int, Callable[[], int]] = {}
         for i, c in enumerate(checks):
-            if c.explain is _as_given:
+            if c.outside is not None:
+                outside[i] = c.outside
+                if c.rest is not None:
+                    parts.append(c.rest.select(pl.col("count").cast(pl.UInt64).alias(str(i))))
+            elif c.explain is _as_given:
                 given[i] = c.frame.select(pl.col("count").cast(pl.UInt64), pl.col("message"))
             elif c.source is not None and c.count is not None:
                 by_source.setdefault(id(c.source), (c.source, []))[1].append(c.count.alias(str(i)))
@@ -443,7 +482,7 @@ class Counted:
                 parts.append(c.frame.select(pl.col("count").cast(pl.UInt64).alias(str(i))))
         parts += [source.select(counts) for source, counts in by_source.values()]
         row = pl.concat(parts, how="horizontal") if parts else pl.LazyFrame()
-        return cls(tuple(checks), row, given)
+        return cls(tuple(checks), row, given, outside)
 
 
 def collect_counted(
@@ -461,8 +500,10 @@ def collect_counted(
         tallies = _tallies(checks).collect(engine=engine, optimizations=flags)  # type: ignore[arg-type]
         _report(checks, tallies.to_dicts(), stacklevel)
         raise
-    fired = [{"count": n, "message": None, _CHECK: int(i)} for i, n in row.row(0, named=True).items() if n] \
-        if row.height else []
+    counts = {int(i): n for i, n in row.row(0, named=True).items()} if row.height else {}
+    for i, count in counted.outside.items():  # (begun beside the plan: done, or nearly)
+        counts[i] = counts.get(i, 0) + count()
+    fired = [{"count": n, "message": None, _CHECK: i} for i, n in counts.items() if n]
     for i, found in zip(counted.given, given, strict=True):
         fired += [{**r, _CHECK: i} for r in found.filter(pl.col("count") > 0).to_dicts()]
     _report(checks, fired, stacklevel)

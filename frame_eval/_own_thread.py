@@ -82,6 +82,24 @@ def side_by_side(calls: Sequence[Callable[[], T]], rows: int) -> list[T]:
     return [first, *(wait() for wait in waits)]
 
 
+def in_background(call: Callable[[], T], rows: int) -> Callable[[], T]:
+    """``call`` begun at once on a thread of its own, beside what this thread does next (the collect
+    of a plan, whose phases run one after the other: work that needs none of it then fills the
+    cores those phases leave idle), when there are at least :data:`OWN_THREAD_ROWS` rows and this
+    thread may wait for it; else run here when its result is first asked for. The function
+    returned gives the result (or raises the error), as often as it is asked."""
+    if rows >= OWN_THREAD_ROWS and _may_wait():
+        return _started(call)
+    done: list[T] = []
+
+    def here() -> T:
+        if not done:
+            done.append(call())
+        return done[0]
+
+    return here
+
+
 def on_own_thread(function: FrameFunction) -> FrameFunction:
     """``function`` (a frame function for ``map_batches``) run on a thread of its own when it is called
     on Python's main thread with at least :data:`OWN_THREAD_ROWS` rows, else where it is called; errors

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from frame_eval import _checks
+from frame_eval import _checks, _own_thread
 from frame_eval.judged_columns import RunColumns
 
 
@@ -69,7 +69,7 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
 def _score_ranks(
     run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
     slices: Sequence[tuple[int, int]] = (),
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | _checks.Parts, pl.LazyFrame | None]:
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
     Ranking every row by the (score, doc_id) pair is the costliest step of an
@@ -102,9 +102,10 @@ def _score_ranks(
     the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
     ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
     distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
-    positive count may over-report, never miss, a repeat), and ``[*keys, doc_id, exact]`` with
-    the (score, doc_id) rank of every document of the re-ranked queries (usually none), which
-    takes precedence over ``rank``.
+    positive count may over-report, never miss, a repeat; sliced, as :class:`~frame_eval._checks.Parts`
+    whose slices are counted on a thread of ours from the moment the plan is built), and
+    ``[*keys, doc_id, exact]`` with the (score, doc_id) rank of every document of the re-ranked
+    queries (usually none), which takes precedence over ``rank``.
 
     ``small`` (an eager input of a few rows, where the cost is per step, not per row): every
     row is ranked by the pair at once, in one sort (:func:`_sorted_ranks`), and ``exact`` is
@@ -154,15 +155,19 @@ def _score_ranks(
         again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
         # a slice's rows less its distinct (query, doc_id) hashes: one sort per slice, no group-by
         pair = _group_hash(keys) ^ pl.col(cols.doc_id).hash(seed=_DOC_SEED)
-        per_window = [
-            run.slice(start, length).select(pair.alias(_REPEATS)).map_batches(
-                _checks.sorted_repeats, schema=_COUNT
-            )
-            for start, length in slices
-        ]
-        per_query = again.group_by(keys).agg(repeated)
-        repeats = pl.concat([*per_window, per_query.select(_REPEATS)], parallel=False)
-        repeats = repeats.select(total)
+        windows = [run.slice(start, length).select(pair.alias(_REPEATS)) for start, length in slices]
+        per_window = [w.map_batches(_checks.sorted_repeats, schema=_COUNT) for w in windows]
+        per_query = again.group_by(keys).agg(repeated).select(_REPEATS)
+        whole = pl.concat([*per_window, per_query], parallel=False).select(total)
+
+        def count_windows() -> int:
+            # eager: the slices' sorts, each its own phase of a plan on one core, run on a thread of
+            # ours beside the evaluation instead (their count added to the re-ranked queries')
+            hashes = (w.collect(engine="in-memory") for w in windows)
+            return sum(_checks.sorted_repeats(h, multithreaded=False).item() for h in hashes)
+
+        outside = _own_thread.in_background(count_windows, sum(length for _, length in slices))
+        repeats = _checks.Parts(whole, outside, per_query.select(total))
     else:
         again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
         repeats = groups.select(total)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from frame_eval import _reuse
+from frame_eval import _checks, _reuse
 from frame_eval import evaluate as _core
 from frame_eval.judged import Duplicates, RunColumns, as_by, judge_lazy
 from frame_eval.partitioned import Partitioning
@@ -262,6 +262,9 @@ class RankingMethods(NamespaceBase[FrameT]):
             if found is not None:
                 return found  # type: ignore[return-value]
         run, judgements = to_lazy(self._frame, "run"), to_lazy(qrels, "qrels")
+        state = _checks.current()
+        if state is not None:  # (an eager run: its qrels' checks may read them beside the plan)
+            state.other_in_memory = isinstance(qrels, pl.DataFrame)
         return self._finish(build(run, judgements, measures, cols, **options, scale=scale))
 
     def ranking_curve(

@@ -114,6 +114,30 @@ def test_side_by_side_gives_the_results_in_order_and_raises_the_first_error(
     assert seen == [{other}]
 
 
+def test_in_background_begins_at_once_and_gives_its_result_or_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 10)
+    where: list[threading.Thread] = []
+
+    def count() -> int:
+        where.append(threading.current_thread())
+        return pl.DataFrame({"a": [3, 1, 2]}).select(pl.col("a").sort().first()).item()
+
+    pending = _own_thread.in_background(count, rows=10)
+    assert pending() == 1 and pending() == 1 and len(where) == 1
+    assert where[0] is not threading.current_thread()  # begun on a thread of its own
+    later = _own_thread.in_background(count, rows=9)  # too few rows: run here, when first asked
+    assert len(where) == 1
+    assert later() == 1 and later() == 1 and where[1:] == [threading.current_thread()]
+
+    def fail() -> int:
+        raise ValueError("counted wrong")
+
+    for rows in (10, 9):
+        failing = _own_thread.in_background(fail, rows=rows)
+        with pytest.raises(ValueError, match="counted wrong"):
+            failing()
+
+
 SCRIPT = r"""
 import sys
 import polars as pl

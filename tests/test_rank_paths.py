@@ -9,7 +9,8 @@ and hashes forced to collide (every query, or pairs of them, in one window).
 An eager input of a few rows is ranked by the pair at once (``_checks.SMALL_ROWS``), and the
 smallest are collected without the optimizer (``_checks.UNOPTIMIZED_ROWS``, for evaluations
 ``EVALUATION_UNOPTIMIZED_ROWS``); a large one is
-ranked a slice of rows at a time (``_checks.CHUNK_ROWS``); every test here runs each way.
+ranked a slice of rows at a time (``_checks.CHUNK_ROWS``), its repeated documents counted on a
+thread of ours beside the plan; every test here runs each way.
 evaluate() also sorts its frame by rank once, so measures add their terms as the rows
 come; the public expressions, on a frame in any order, give the same bits.
 """
@@ -25,7 +26,7 @@ import pytest
 from test_pytrec_eval_parity import TREC_MEASURES, assert_same, pytrec_values, random_case
 
 import frame_eval as fe
-from frame_eval import _checks, judged, judged_ranks
+from frame_eval import _checks, _own_thread, judged, judged_ranks
 
 PAIRS = [pair for family in TREC_MEASURES.values() for pair in family]
 NAMES = [name for _, name in PAIRS]
@@ -43,6 +44,9 @@ def ranking_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setattr(_checks, "SMALL_ROWS", 0)
     if request.param == "sliced score-rank path":  # slices of 37 rows: queries cut by their boundaries
         monkeypatch.setattr(_checks, "CHUNK_ROWS", 37)
+        # and the counts an eager call takes beside its plan (the slices' repeated documents, the
+        # qrels' repeated judgements) on a thread of their own, as from 100,000 rows
+        monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
 
 
 def distinct_scores(run: pl.DataFrame, seed: int) -> pl.DataFrame:
