@@ -21,6 +21,7 @@ from frame_eval.classification.counts import (
     check_zero_division,
     fill_undefined,
     is_positive,
+    ratio,
     weight_total,
 )
 from frame_eval.classification.exact_weights import when_exact
@@ -41,6 +42,8 @@ from frame_eval.classification.frame_checks import (
 )
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, weighted_kappa
 from frame_eval.registry import resolve
+
+_ONE: Final = "__fe_one_group"
 
 # -- counts ----------------------------------------------------------------------------------------
 
@@ -113,6 +116,54 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     return counts.select(*keys, *[getattr(c, name).alias(name) for name in COUNT_NAMES]).sort(keys)
 
 
+def _cell_kappas(labels: pl.LazyFrame, by: Sequence[str], requests: dict[str, str]) -> pl.LazyFrame:
+    """``[*by, *requests]``: Cohen's kappa of each group with the disagreement weights of each request
+    (``"linear"`` or ``"quadratic"``), from its confusion matrix (unweighted rows).
+
+    :func:`~frame_eval.classification.rates.weighted_kappa`'s formula on the cells instead of the rows:
+    with ``i``, ``j`` the positions of a cell's actual and predicted labels among the group's sorted
+    classes, ``n_ij`` its rows and ``r_i``, ``c_j`` the row and column sums, kappa is
+    ``1 - n sum n_ij w(i - j) / sum r_i c_j w(i - j)``, every sum of integers (so the same bits),
+    one group-by of the rows and then work on at most K x K cells per group.
+    """
+    keys = list(by) or [_ONE]
+    rows = labels if by else labels.with_columns(pl.lit(0, pl.Int8).alias(_ONE))
+    both = pl.col(_ACTUAL).is_not_null() & pl.col(_PREDICTED).is_not_null()
+    cells = rows.filter(both).group_by([*keys, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int128).alias("_n"))
+    cells = cells.cache()
+    classes = pl.concat([cells.select(*keys, pl.col(side).alias(CLASS)) for side in (_ACTUAL, _PREDICTED)])
+    positions = classes.unique().group_by(keys).agg(
+        pl.col(CLASS).sort(), pl.int_range(pl.len(), dtype=pl.Int64).alias("_pos")
+    ).explode([CLASS, "_pos"])
+    for side, at in ((_ACTUAL, "_i"), (_PREDICTED, "_j")):
+        cells = cells.join(positions.rename({CLASS: side, "_pos": at}), on=[*keys, side], nulls_equal=True)
+    cells = cells.cache()
+    n = pl.col("_n")
+    margins = [cells.group_by([*keys, at]).agg(n.sum().alias(sum_name))
+               for at, sum_name in (("_i", "_r"), ("_j", "_c"))]
+    pairs = margins[0].join(margins[1], on=keys, nulls_equal=True)
+
+    def disagreement(weights: str) -> pl.Expr:
+        gap = (pl.col("_i") - pl.col("_j")).abs().cast(pl.Int128)
+        return gap if weights == "linear" else gap * gap
+
+    kinds = sorted(set(requests.values()))
+    observed = cells.group_by(keys).agg(
+        n.sum().alias("_rows"), *((n * disagreement(w)).sum().alias(f"_o{w}") for w in kinds)
+    )
+    expected = pairs.group_by(keys).agg(
+        (pl.col("_r") * pl.col("_c") * disagreement(w)).sum().alias(f"_e{w}") for w in kinds
+    )
+    kappas = observed.join(expected, on=keys, nulls_equal=True).select(*keys, *(
+        (1.0 - ratio(pl.col(f"_o{w}") * pl.col("_rows"), pl.col(f"_e{w}"))).cast(pl.Float64).alias(k)
+        for k, w in requests.items()
+    ))
+    if by:
+        return kappas.sort(keys)
+    # one row, also for an empty frame (kappa then null)
+    return pl.LazyFrame({_ONE: [0]}, schema={_ONE: pl.Int8}).join(kappas, on=_ONE, how="left").drop(_ONE)
+
+
 def confusion(
     frame: pl.LazyFrame,
     actual: str,
@@ -182,12 +233,19 @@ def rates(
             [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
              for k, m in zip(names, ms, strict=True) if k not in from_labels],
         )
-        if from_labels:  # weighted kappa reads the labels themselves
+        if from_labels and _weighted(labels) is None:  # weighted kappa: unweighted rows from the cells
+            kappas = _cell_kappas(labels, by, {
+                k: m.kwargs["weights"] for k, m in zip(names, ms, strict=True) if k in from_labels
+            }).with_columns(fill_undefined(pl.col(k), zero_division) for k in from_labels)
+        elif from_labels:  # weighted kappa with sample weights reads the labels themselves
             kappas = _per_group(labels, by, [
                 fill_undefined(weighted_kappa(_ACTUAL, _PREDICTED, m.kwargs["weights"], _weighted(labels)),
                                zero_division).cast(pl.Float64).alias(k)
                 for k, m in zip(names, ms, strict=True) if k in from_labels
             ])
+        if from_labels == set(names):  # nothing from the counts
+            wide = kappas.select(*keys, *names)
+        elif from_labels:
             wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
                     else pl.concat([wide, kappas], how="horizontal"))
             wide = wide.select(*keys, *names)
