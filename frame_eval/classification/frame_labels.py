@@ -90,7 +90,8 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     keys = [*by, CLASS]
     weight = _weighted(labels)
     cell_count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(weight))
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n"))
+    # read four times below: computed once (polars repeated the group-by of every row for each)
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n")).cache()
 
     def added(order: str) -> pl.Expr:  # counts exactly; weighted cells one by one in label order
         return pl.col("_n").sort_by(order).cum_sum().last()
@@ -284,7 +285,7 @@ def confusion_matrix(
     by = list(by)
     count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(_WEIGHT))
     cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
-    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
+    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"}).cache()  # read twice: grouped once
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()
     rows, columns = classes.rename({CLASS: "actual"}), classes.rename({CLASS: "predicted"})
@@ -322,7 +323,7 @@ def classification_report(
     by = list(by)
     _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row", "_label"])
     labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
-    counts_frame = class_count_frame(labels, by)
+    counts_frame = class_count_frame(labels, by).cache()  # read four times: counted once
     c = Counts.columns()
     # class labels as scikit-learn's report names them, str(label)
     as_text = (pl.when(pl.col(CLASS)).then(pl.lit("True")).otherwise(pl.lit("False")) if dtype == pl.Boolean
