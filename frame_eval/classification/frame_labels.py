@@ -25,6 +25,7 @@ from frame_eval.classification.counts import (
     weight_total,
 )
 from frame_eval.classification.exact_weights import when_exact
+from frame_eval.classification.frame_averages import class_means
 from frame_eval.classification.frame_checks import (
     _ACTUAL,
     _PREDICTED,
@@ -339,15 +340,17 @@ def classification_report(
     total = pl.col("total").first().alias("support")
     parts = [per_class]
     nothing, order = pl.lit(None, pl.Float64), pl.col(CLASS)
-    summary = [
-        (REPORT_ROWS[0], [nothing.alias("precision"), nothing.alias("recall"),
-                          averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score")]),
-        *[(row, [averaged(m, c, average, zero_division, order=order).cast(pl.Float64).alias(name)
-                 for name, m in ms.items()])
-          for row, average in ((REPORT_ROWS[1], "macro"), (REPORT_ROWS[2], "weighted"))],
-    ]
-    for i, (row, exprs) in enumerate(summary, start=1):
-        part = _per_group(counts_frame, by, [*exprs, total])
+    accuracy_row = _per_group(counts_frame, by, [
+        nothing.alias("precision"), nothing.alias("recall"),
+        averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score"), total,
+    ])
+    totals = _per_group(counts_frame, by, [total])
+    summary = [accuracy_row]
+    for average in ("macro", "weighted"):  # every group's means at once (class_means), not group by group
+        means = class_means(counts_frame, by, CLASS, ms, average, zero_division)
+        summary.append(means.join(totals, on=by, how="left", nulls_equal=True) if by
+                       else pl.concat([means, totals], how="horizontal"))
+    for i, (row, part) in enumerate(zip(REPORT_ROWS, summary, strict=True), start=1):
         parts.append(part.select(
             *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),
             pl.lit(None).cast(dtype).alias("_label"),
