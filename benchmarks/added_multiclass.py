@@ -8,7 +8,11 @@ class). For each measure, the frame_eval call on all 100 models (median of 3 wal
 in one process), then the scikit-learn function called once per model (one pass over the 100
 models, the models' NumPy arrays made beforehand), the ratio of the two wall times, and the
 largest difference of any per-model value (per class, per cell) from scikit-learn's, which must
-be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Needs the ``[bench]`` extra.
+be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then two floors (median of 3):
+a plain polars sort of rows x classes 128-bit keys (what sorting each class's scores once, per model,
+costs: every exact ROC AUC and AP here sorts at least that much; one-vs-one sorts each pair's rows),
+and the log-loss terms with polars' own per-model sum (no sorted, deterministic order, no checks):
+reading the rows once. Needs the ``[bench]`` extra.
 """
 
 from __future__ import annotations
@@ -180,6 +184,19 @@ def main() -> None:
         assert gap <= TOLERANCE, f"{name}: frame_eval differs from scikit-learn by {gap}"
         print(f"| {name} | {wall:.3f} | {cpu:.3f} | {their_wall:.3f} | {their_cpu:.3f} | "
               f"{their_wall / wall:.1f}x | {gap:.0e} |", flush=True)
+    if args.only is not None:
+        return
+    print("floors (median of 3, wall / CPU seconds):", flush=True)
+    big = pl.UInt128
+    count = preds.height * len(classes)
+    keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, count, dtype=np.uint64))
+    keys = keys.cast(big) * pl.Series([1 << 65], dtype=big)
+    wall, cpu, _ = _timed(keys.sort, args.repeat)
+    print(f"Series.sort of {count:,} UInt128 values: {wall:.3f} / {cpu:.3f}", flush=True)
+    given = pl.coalesce([pl.when(pl.col("actual") == k).then(pl.col(c)) for k, c in mapping.items()])
+    term = -given.clip(np.finfo(np.float64).eps, 1.0 - np.finfo(np.float64).eps).log()
+    wall, cpu, _ = _timed(lambda: preds.group_by("model").agg(term.mean()), args.repeat)
+    print(f"log-loss terms and group_by(model).agg(mean): {wall:.3f} / {cpu:.3f}", flush=True)
 
 
 if __name__ == "__main__":
