@@ -8,11 +8,13 @@ class). For each measure, the frame_eval call on all 100 models (median of 3 wal
 in one process), then the scikit-learn function called once per model (one pass over the 100
 models, the models' NumPy arrays made beforehand), the ratio of the two wall times, and the
 largest difference of any per-model value (per class, per cell) from scikit-learn's, which must
-be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then two floors (median of 3):
+be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then three floors (median of 3,
+plans collected as the library collects them):
 a plain polars sort of rows x classes 128-bit keys (what sorting each class's scores once, per model,
 costs: every exact ROC AUC and AP here sorts at least that much; one-vs-one sorts each pair's rows),
-and the log-loss terms with polars' own per-model sum (no sorted, deterministic order, no checks):
-reading the rows once. Needs the ``[bench]`` extra.
+the log-loss terms with polars' own per-model mean (no sorted, deterministic order, no checks):
+reading the rows once, and the group-by of (model, actual, predicted) that kappa, the confusion
+matrix and the report count their cells with (``--floors``: these alone). Needs the ``[bench]`` extra.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="measures to run (names as printed)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-sklearn", action="store_true", help="time frame_eval alone (no check)")
+    parser.add_argument("--floors", action="store_true", help="time the floors alone")
     args = parser.parse_args()
     preds = pl.read_parquet(args.data / "multiclass.parquet")
     prob_columns = sorted(c for c in preds.columns if c.startswith("p") and c[1:].isdigit())
@@ -165,7 +168,7 @@ def main() -> None:
         lambda theirs: np.concatenate([m.ravel() for m in theirs]),
     )
 
-    names = list(cases) if args.only is None else args.only
+    names = [] if args.floors else list(cases) if args.only is None else args.only
     print(f"{preds.height:,} rows, {len(models)} models, {len(classes)} classes; frame_eval median of "
           f"{args.repeat}, scikit-learn one pass over the models (wall / CPU seconds)", flush=True)
     print("| measure | frame_eval s | CPU s | scikit-learn s | CPU s | ratio | max difference |")
@@ -195,8 +198,11 @@ def main() -> None:
     print(f"Series.sort of {count:,} UInt128 values: {wall:.3f} / {cpu:.3f}", flush=True)
     given = pl.coalesce([pl.when(pl.col("actual") == k).then(pl.col(c)) for k, c in mapping.items()])
     term = -given.clip(np.finfo(np.float64).eps, 1.0 - np.finfo(np.float64).eps).log()
-    wall, cpu, _ = _timed(lambda: preds.group_by("model").agg(term.mean()), args.repeat)
+    wall, cpu, _ = _timed(lambda: preds.lazy().group_by("model").agg(term.mean()).collect(), args.repeat)
     print(f"log-loss terms and group_by(model).agg(mean): {wall:.3f} / {cpu:.3f}", flush=True)
+    cells = preds.lazy().group_by("model", "actual", "predicted").len()
+    wall, cpu, _ = _timed(cells.collect, args.repeat)
+    print(f"group_by(model, actual, predicted).len(): {wall:.3f} / {cpu:.3f}", flush=True)
 
 
 if __name__ == "__main__":
