@@ -82,21 +82,22 @@ def multiclass_areas(
 
     parts: dict[str, pl.LazyFrame] = {}
     if "ovr" in modes or "micro" in modes:
-        long = pl.concat([
+        per_class = [
             work.select(
                 *by, pl.lit(i, pl.Int32).alias(_C), (pl.col(actual) == c).alias(positive),
                 pl.col(col).cast(pl.Float64).alias(score), *extra,
             )
             for i, (c, col) in enumerate(pairs)
-        ])
+        ]
+        long = pl.concat(per_class)
         if "ovr" in modes:
             weights = pl.concat([
                 supports.select(*by, pl.lit(i, pl.Int32).alias(_C), pl.col(f"{_SUPPORT}{i}").alias(_SUPPORT))
                 for i in range(len(pairs))
             ])
-            parts["ovr"] = measures(long, [*by, _C], modes["ovr"]).join(
-                weights, on=[*by, _C], how="left", nulls_equal=True
-            )
+            # each class's areas in a call of its own (as one-vs-one's sides, below)
+            areas = pl.concat([measures(rows, [*by, _C], modes["ovr"]) for rows in per_class])
+            parts["ovr"] = areas.join(weights, on=[*by, _C], how="left", nulls_equal=True)
         if "micro" in modes:
             parts["micro"] = measures(long.drop(_C), by, modes["micro"])
     if "ovo" in modes:
