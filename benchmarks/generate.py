@@ -11,6 +11,13 @@ Classification data (``predictions.parquet``): ``rows`` predictions spread over
 ``groups`` models with a boolean label (prevalence varying by model), a score in
 [0, 1] rounded to 4 decimals (so ties occur) and the hard prediction ``score >= 0.5``.
 
+Multi-class data (``multiclass.parquet``, ``--multiclass-predictions``): ``rows`` predictions
+over ``groups`` models and ``classes`` classes: the actual label (``Int64`` 0..classes-1, class
+shares varying by model), one probability column per class (``p0``, ``p1``, ...: whole counts
+1..1000 from a softmax of noisy class signals, divided by their row's sum, so every row adds
+to 1 within rounding and scores tie) and the predicted label, the most probable class (the first
+on ties).
+
 The same arguments always give byte-identical data: every chunk draws from its
 own ``numpy`` generator seeded by the chunk number.
 """
@@ -152,12 +159,54 @@ def write_classification(path: Path, rows: int, groups: int = 100, seed: int = 2
             writer.close()
 
 
+def write_multiclass(
+    path: Path, rows: int, classes: int = 5, groups: int = 100, seed: int = 20261124
+) -> None:
+    """Write ``rows`` multi-class predictions over ``groups`` models and ``classes`` classes to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # each model's class shares and skill, fixed by the seed
+    shares = np.random.default_rng([seed, 0]).dirichlet(np.full(classes, 2.0), groups)
+    skill = 0.5 + 2.0 * np.arange(groups) / max(groups - 1, 1)
+    chunk = 1_000_000
+    writer: pq.ParquetWriter | None = None
+    try:
+        for start in range(0, rows, chunk):
+            n = min(chunk, rows - start)
+            rng = np.random.default_rng([seed, 1, start])
+            group = rng.integers(0, groups, n)
+            cumulative = shares.cumsum(axis=1)[group]
+            label = np.minimum((rng.random(n)[:, None] > cumulative).sum(axis=1), classes - 1)
+            logits = rng.normal(0.0, 1.0, (n, classes))
+            logits[np.arange(n), label] += skill[group]
+            soft = np.exp(logits - logits.max(axis=1, keepdims=True))
+            counts = np.maximum(np.round(1000.0 * soft / soft.sum(axis=1, keepdims=True)), 1.0)
+            probs = counts / counts.sum(axis=1, keepdims=True)
+            frame = pl.DataFrame(
+                {
+                    "model": _ids("model", "model_", 3, group),
+                    "actual": label.astype(np.int64),
+                    "predicted": probs.argmax(axis=1).astype(np.int64),
+                    **{f"p{k}": probs[:, k] for k in range(classes)},
+                }
+            )
+            table = frame.to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("directory", type=Path)
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--predictions", type=int, default=0, help="classification rows (0: none)")
+    parser.add_argument("--multiclass-predictions", type=int, default=0,
+                        help="multi-class rows written to multiclass.parquet alone (0: none)")
+    parser.add_argument("--classes", type=int, default=5, help="classes of --multiclass-predictions")
     parser.add_argument("--systems", type=int, default=0, help="runs in one file, with a system column")
     parser.add_argument("--copies-of", type=Path, default=None,
                         help="instead of generating: --copies copies of this directory's data")
@@ -165,6 +214,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.copies_of is not None:
         write_copies(args.copies_of, args.directory, args.copies)
+        return
+    if args.multiclass_predictions:  # this file only: the ranking and binary data are left as they are
+        write_multiclass(args.directory / "multiclass.parquet", args.multiclass_predictions, args.classes)
         return
     write_ranking(args.directory, args.queries, args.depth, systems=args.systems)
     if args.predictions:

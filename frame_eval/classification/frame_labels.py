@@ -21,9 +21,11 @@ from frame_eval.classification.counts import (
     check_zero_division,
     fill_undefined,
     is_positive,
+    ratio,
     weight_total,
 )
 from frame_eval.classification.exact_weights import when_exact
+from frame_eval.classification.frame_averages import class_means
 from frame_eval.classification.frame_checks import (
     _ACTUAL,
     _PREDICTED,
@@ -41,6 +43,8 @@ from frame_eval.classification.frame_checks import (
 )
 from frame_eval.classification.rates import DEFAULT_RATES, RATES, weighted_kappa
 from frame_eval.registry import resolve
+
+_ONE: Final = "__fe_one_group"
 
 # -- counts ----------------------------------------------------------------------------------------
 
@@ -87,7 +91,8 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     keys = [*by, CLASS]
     weight = _weighted(labels)
     cell_count = pl.len().cast(pl.Int64) if weight is None else weight_total(pl.col(weight))
-    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n"))
+    # read four times below: computed once (polars repeated the group-by of every row for each)
+    cells = labels.group_by([*by, _ACTUAL, _PREDICTED]).agg(cell_count.alias("_n")).cache()
 
     def added(order: str) -> pl.Expr:  # counts exactly; weighted cells one by one in label order
         return pl.col("_n").sort_by(order).cum_sum().last()
@@ -111,6 +116,54 @@ def class_count_frame(labels: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     c = Counts(pl.col("tp"), pl.col("pp") - pl.col("tp"), pl.col("p") - pl.col("tp"),
                pl.col("total") - pl.col("p") - pl.col("pp") + pl.col("tp"))
     return counts.select(*keys, *[getattr(c, name).alias(name) for name in COUNT_NAMES]).sort(keys)
+
+
+def _cell_kappas(labels: pl.LazyFrame, by: Sequence[str], requests: dict[str, str]) -> pl.LazyFrame:
+    """``[*by, *requests]``: Cohen's kappa of each group with the disagreement weights of each request
+    (``"linear"`` or ``"quadratic"``), from its confusion matrix (unweighted rows).
+
+    :func:`~frame_eval.classification.rates.weighted_kappa`'s formula on the cells instead of the rows:
+    with ``i``, ``j`` the positions of a cell's actual and predicted labels among the group's sorted
+    classes, ``n_ij`` its rows and ``r_i``, ``c_j`` the row and column sums, kappa is
+    ``1 - n sum n_ij w(i - j) / sum r_i c_j w(i - j)``, every sum of integers (so the same bits),
+    one group-by of the rows and then work on at most K x K cells per group.
+    """
+    keys = list(by) or [_ONE]
+    rows = labels if by else labels.with_columns(pl.lit(0, pl.Int8).alias(_ONE))
+    both = pl.col(_ACTUAL).is_not_null() & pl.col(_PREDICTED).is_not_null()
+    cells = rows.filter(both).group_by([*keys, _ACTUAL, _PREDICTED]).agg(pl.len().cast(pl.Int128).alias("_n"))
+    cells = cells.cache()
+    classes = pl.concat([cells.select(*keys, pl.col(side).alias(CLASS)) for side in (_ACTUAL, _PREDICTED)])
+    positions = classes.unique().group_by(keys).agg(
+        pl.col(CLASS).sort(), pl.int_range(pl.len(), dtype=pl.Int64).alias("_pos")
+    ).explode([CLASS, "_pos"])
+    for side, at in ((_ACTUAL, "_i"), (_PREDICTED, "_j")):
+        cells = cells.join(positions.rename({CLASS: side, "_pos": at}), on=[*keys, side], nulls_equal=True)
+    cells = cells.cache()
+    n = pl.col("_n")
+    margins = [cells.group_by([*keys, at]).agg(n.sum().alias(sum_name))
+               for at, sum_name in (("_i", "_r"), ("_j", "_c"))]
+    pairs = margins[0].join(margins[1], on=keys, nulls_equal=True)
+
+    def disagreement(weights: str) -> pl.Expr:
+        gap = (pl.col("_i") - pl.col("_j")).abs().cast(pl.Int128)
+        return gap if weights == "linear" else gap * gap
+
+    kinds = sorted(set(requests.values()))
+    observed = cells.group_by(keys).agg(
+        n.sum().alias("_rows"), *((n * disagreement(w)).sum().alias(f"_o{w}") for w in kinds)
+    )
+    expected = pairs.group_by(keys).agg(
+        (pl.col("_r") * pl.col("_c") * disagreement(w)).sum().alias(f"_e{w}") for w in kinds
+    )
+    kappas = observed.join(expected, on=keys, nulls_equal=True).select(*keys, *(
+        (1.0 - ratio(pl.col(f"_o{w}") * pl.col("_rows"), pl.col(f"_e{w}"))).cast(pl.Float64).alias(k)
+        for k, w in requests.items()
+    ))
+    if by:
+        return kappas.sort(keys)
+    # one row, also for an empty frame (kappa then null)
+    return pl.LazyFrame({_ONE: [0]}, schema={_ONE: pl.Int8}).join(kappas, on=_ONE, how="left").drop(_ONE)
 
 
 def confusion(
@@ -182,12 +235,19 @@ def rates(
             [averaged(m, counts, average, zero_division, order=pl.col(CLASS)).cast(pl.Float64).alias(k)
              for k, m in zip(names, ms, strict=True) if k not in from_labels],
         )
-        if from_labels:  # weighted kappa reads the labels themselves
+        if from_labels and _weighted(labels) is None:  # weighted kappa: unweighted rows from the cells
+            kappas = _cell_kappas(labels, by, {
+                k: m.kwargs["weights"] for k, m in zip(names, ms, strict=True) if k in from_labels
+            }).with_columns(fill_undefined(pl.col(k), zero_division) for k in from_labels)
+        elif from_labels:  # weighted kappa with sample weights reads the labels themselves
             kappas = _per_group(labels, by, [
                 fill_undefined(weighted_kappa(_ACTUAL, _PREDICTED, m.kwargs["weights"], _weighted(labels)),
                                zero_division).cast(pl.Float64).alias(k)
                 for k, m in zip(names, ms, strict=True) if k in from_labels
             ])
+        if from_labels == set(names):  # nothing from the counts
+            wide = kappas.select(*keys, *names)
+        elif from_labels:
             wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
                     else pl.concat([wide, kappas], how="horizontal"))
             wide = wide.select(*keys, *names)
@@ -233,7 +293,7 @@ def confusion_matrix(
     cells = counted(labels) if weight is None else when_exact(
         labels, _WEIGHT, lambda rows: counted(rows, exact=True), counted, engine="streaming"
     )
-    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"})
+    cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"}).cache()  # read twice: grouped once
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()
     rows, columns = classes.rename({CLASS: "actual"}), classes.rename({CLASS: "predicted"})
@@ -271,7 +331,7 @@ def classification_report(
     by = list(by)
     _check_by(by, [CLASS, *REPORT_COLUMNS, *COUNT_NAMES, "_n", "_row", "_label"])
     labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
-    counts_frame = class_count_frame(labels, by)
+    counts_frame = class_count_frame(labels, by).cache()  # read four times: counted once
     c = Counts.columns()
     # class labels as scikit-learn's report names them, str(label)
     as_text = (pl.when(pl.col(CLASS)).then(pl.lit("True")).otherwise(pl.lit("False")) if dtype == pl.Boolean
@@ -287,15 +347,17 @@ def classification_report(
     total = pl.col("total").first().alias("support")
     parts = [per_class]
     nothing, order = pl.lit(None, pl.Float64), pl.col(CLASS)
-    summary = [
-        (REPORT_ROWS[0], [nothing.alias("precision"), nothing.alias("recall"),
-                          averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score")]),
-        *[(row, [averaged(m, c, average, zero_division, order=order).cast(pl.Float64).alias(name)
-                 for name, m in ms.items()])
-          for row, average in ((REPORT_ROWS[1], "macro"), (REPORT_ROWS[2], "weighted"))],
-    ]
-    for i, (row, exprs) in enumerate(summary, start=1):
-        part = _per_group(counts_frame, by, [*exprs, total])
+    accuracy_row = _per_group(counts_frame, by, [
+        nothing.alias("precision"), nothing.alias("recall"),
+        averaged(accuracy, c, "micro", zero_division, order=order).alias("f1-score"), total,
+    ])
+    totals = _per_group(counts_frame, by, [total])
+    summary = [accuracy_row]
+    for average in ("macro", "weighted"):  # every group's means at once (class_means), not group by group
+        means = class_means(counts_frame, by, CLASS, ms, average, zero_division)
+        summary.append(means.join(totals, on=by, how="left", nulls_equal=True) if by
+                       else pl.concat([means, totals], how="horizontal"))
+    for i, (row, part) in enumerate(zip(REPORT_ROWS, summary, strict=True), start=1):
         parts.append(part.select(
             *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),
             pl.lit(None).cast(dtype).alias("_label"),

@@ -15,8 +15,9 @@ counterpart): one sort, one set of points, one batch of NumPy-order sums.
 - one-vs-one: for each pair ``a < b`` (sorted label order, as
   ``itertools.combinations``), the rows labelled ``a`` or ``b``, once with
   ``label == a`` and the score of ``a`` and once with ``label == b`` and the
-  score of ``b``, keyed by ``(*by, pair, side)``; the pair's value is the
-  mean of its two sides, ``(x + y) / 2``.
+  score of ``b``, each side keyed by ``(*by, pair)`` and measured on its own
+  (measured: half the CPU of one call on both sides' rows);
+  the pair's value is the mean of its two sides, ``(x + y) / 2``.
 
 Averages then follow ``np.average``: ``macro`` adds the defined per-class
 (per-pair) values in class (pair) order with NumPy's pairwise sum and
@@ -43,9 +44,9 @@ from frame_eval.classification.counts import ratio, tally
 # (frame, keys, names) -> [*keys, *names]: the binary areas of every group of keys
 Measures = Callable[[pl.LazyFrame, list[str], list[str]], pl.LazyFrame]
 
-_C, _SIDE, _G = "__fe_mc_class", "__fe_mc_side", "__fe_mc_group"
+_C, _G = "__fe_mc_class", "__fe_mc_group"
 _SUPPORT, _ROWS, _VALUE, _WW = "__fe_mc_support", "__fe_mc_rows", "__fe_mc_value", "__fe_mc_weighted"
-RESERVED: Final = (_C, _SIDE, _G, _SUPPORT, _ROWS, _VALUE, _WW)
+RESERVED: Final = (_C, _G, _SUPPORT, _ROWS, _VALUE, _WW)
 
 
 def multiclass_areas(
@@ -81,38 +82,40 @@ def multiclass_areas(
 
     parts: dict[str, pl.LazyFrame] = {}
     if "ovr" in modes or "micro" in modes:
-        long = pl.concat([
+        per_class = [
             work.select(
                 *by, pl.lit(i, pl.Int32).alias(_C), (pl.col(actual) == c).alias(positive),
                 pl.col(col).cast(pl.Float64).alias(score), *extra,
             )
             for i, (c, col) in enumerate(pairs)
-        ])
+        ]
+        long = pl.concat(per_class)
         if "ovr" in modes:
             weights = pl.concat([
                 supports.select(*by, pl.lit(i, pl.Int32).alias(_C), pl.col(f"{_SUPPORT}{i}").alias(_SUPPORT))
                 for i in range(len(pairs))
             ])
-            parts["ovr"] = measures(long, [*by, _C], modes["ovr"]).join(
-                weights, on=[*by, _C], how="left", nulls_equal=True
-            )
+            # each class's areas in a call of its own (as one-vs-one's sides, below)
+            areas = pl.concat([measures(rows, [*by, _C], modes["ovr"]) for rows in per_class])
+            parts["ovr"] = areas.join(weights, on=[*by, _C], how="left", nulls_equal=True)
         if "micro" in modes:
             parts["micro"] = measures(long.drop(_C), by, modes["micro"])
     if "ovo" in modes:
-        sides, prevalence = [], []
+        sides: tuple[list[pl.LazyFrame], list[pl.LazyFrame]] = ([], [])
+        prevalence = []
         for p, ((i, (a, col_a)), (j, (b, col_b))) in enumerate(itertools.combinations(enumerate(pairs), 2)):
             rows = work.filter(pl.col(actual).is_in([a, b]))
             for side, (c, col) in enumerate(((a, col_a), (b, col_b))):
-                sides.append(rows.select(
-                    *by, pl.lit(p, pl.Int32).alias(_C), pl.lit(side, pl.Int8).alias(_SIDE),
+                sides[side].append(rows.select(
+                    *by, pl.lit(p, pl.Int32).alias(_C),
                     (pl.col(actual) == c).alias(positive), pl.col(col).cast(pl.Float64).alias(score),
                 ))
             share = ratio(pl.col(f"{_SUPPORT}{i}") + pl.col(f"{_SUPPORT}{j}"), pl.col(_ROWS))
             prevalence.append(supports.select(*by, pl.lit(p, pl.Int32).alias(_C), share.alias(_SUPPORT)))
         names = modes["ovo"]
-        per_side = measures(pl.concat(sides), [*by, _C, _SIDE], names)
+        # each side's areas on their own (one sort of half the rows each: less than one sort of all)
         halves = [
-            per_side.filter(pl.col(_SIDE) == side).drop(_SIDE).rename({n: f"{n}{side}" for n in names})
+            measures(pl.concat(sides[side]), [*by, _C], names).rename({n: f"{n}{side}" for n in names})
             for side in (0, 1)
         ]
         pair_keys = [*by, _C]

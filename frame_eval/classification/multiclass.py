@@ -158,14 +158,23 @@ def _build_average_precision_multiclass(columns: Any, cutoff: float | None, *, a
 
 
 def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int) -> pl.Expr:
-    """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?"""
-    own = pl.coalesce([pl.when(pl.col(actual) == c).then(pl.col(col).cast(pl.Float64)) for c, col in pairs])
-    index = pl.coalesce([pl.when(pl.col(actual) == c).then(pl.lit(i)) for i, (c, _) in enumerate(pairs)])
-    ahead = pl.sum_horizontal(
-        (pl.col(col).cast(pl.Float64) > own) | ((pl.col(col).cast(pl.Float64) == own) & (pl.lit(i) > index))
-        for i, (_, col) in enumerate(pairs)
-    )
-    return (ahead < k).fill_null(False)
+    """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?
+
+    Class ``i`` is ahead of the row's class ``c`` when it scores higher or, later in sorted order, the
+    same: written out per class (``>`` before ``c``, ``>=`` after), so polars compares columns directly
+    (half the time of picking each row's own score first). A label that is no class (or null) counts as
+    a hit, as it always has here; the frame method refuses such labels and the expressions skip nulls.
+    """
+    scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
+    hits = []
+    for c, (label, _) in enumerate(pairs):
+        ahead = pl.sum_horizontal(
+            (scores[i] > scores[c]) if i < c else (scores[i] >= scores[c])
+            for i in range(len(pairs)) if i != c
+        )
+        hits.append((pl.col(actual) == label) & (ahead < k))
+    known = pl.col(actual).is_in([label for label, _ in pairs])
+    return pl.when(known).then(pl.any_horizontal(hits)).otherwise(True)
 
 
 def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.Expr:

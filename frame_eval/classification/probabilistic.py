@@ -78,8 +78,10 @@ def class_columns(probs: Mapping[Any, str]) -> list[tuple[Any, str]]:
         ) from None
 
 
-def _class_rows(columns: Any) -> tuple[list[pl.Expr], list[pl.Expr], pl.Expr | None, int]:
-    """Per class: is the row's actual label this class, and its probability; rows kept as in _rows."""
+def class_terms(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr | None, int]:
+    """Multi-class, row by row: which rows count (as in _rows), the row's log-loss term, its Brier term
+    (the sum over classes, not yet halved), its weight, and the number of classes. Every row's terms,
+    counted or not: filter by the first item."""
     actual, weight = columns.get("actual", ACTUAL), columns.get("weight")
     classes = class_columns(columns["probs"])
     keep = pl.col(actual).is_not_null()
@@ -87,10 +89,12 @@ def _class_rows(columns: Any) -> tuple[list[pl.Expr], list[pl.Expr], pl.Expr | N
         keep = keep & pl.col(column).cast(pl.Float64).is_not_nan()
     if weight is not None:
         keep = keep & pl.col(weight).is_not_null()
-    hits = [(pl.col(actual) == label).filter(keep) for label, _ in classes]
-    probs = [pl.col(column).cast(pl.Float64).filter(keep) for _, column in classes]
-    w = None if weight is None else pl.col(weight).cast(pl.Float64).filter(keep)
-    return hits, probs, w, len(classes)
+    hits = [pl.col(actual) == label for label, _ in classes]
+    probs = [pl.col(column).cast(pl.Float64) for _, column in classes]
+    given = pl.coalesce([pl.when(hit).then(p) for hit, p in zip(hits, probs, strict=True)])
+    gaps = [hit.cast(pl.Float64) - p for hit, p in zip(hits, probs, strict=True)]
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    return keep, -_clipped(given).log(), row_sum([gap * gap for gap in gaps]), w, len(classes)
 
 
 def _long_rows(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, pl.Expr]:
@@ -121,9 +125,8 @@ def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
         hit, p, w, _ = _long_rows(columns)
         return mean_of(-_clipped(p.filter(hit)).log(), None if w is None else w.filter(hit))
     if "probs" in columns:
-        hits, probs, w, _ = _class_rows(columns)
-        given = pl.coalesce([pl.when(hit).then(p) for hit, p in zip(hits, probs, strict=True)])
-        return mean_of(-_clipped(given).log(), w)
+        keep, terms, _, w, _ = class_terms(columns)
+        return mean_of(terms.filter(keep), None if w is None else w.filter(keep))
     label, p, w, actual, positive = _rows(columns)
     terms = pl.when(label).then(-_clipped(p).log()).otherwise(-_clipped(1.0 - p).log())
     return checked(mean_of(terms, w), [actual], positive)
@@ -139,9 +142,8 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
             mean = ratio(pairwise_sum((gap * gap * w).sort()), pairwise_sum(w.filter(hit).sort()))
         return pl.when(k == 2).then(mean * 0.5).when(k > 2).then(mean)  # scale_by_half="auto"; 1 class: null
     if "probs" in columns:
-        hits, probs, w, k = _class_rows(columns)
-        gaps = [hit.cast(pl.Float64) - p for hit, p in zip(hits, probs, strict=True)]
-        mean = mean_of(row_sum([gap * gap for gap in gaps]), w)
+        keep, _, terms, w, k = class_terms(columns)
+        mean = mean_of(terms.filter(keep), None if w is None else w.filter(keep))
         return mean * 0.5 if k < 3 else mean  # scikit-learn's scale_by_half="auto"
     label, p, w, actual, positive = _rows(columns)
     # scikit-learn's two-column form: ((1 - y) - (1 - p))^2 + (y - p)^2, then halved; the same value as

@@ -20,14 +20,17 @@ from frame_eval import _checks
 from frame_eval.classification import frame_checks as _front
 from frame_eval.classification.binary_probabilities import binary_probabilities
 from frame_eval.classification.calibration import calibration_bins, check_binning
-from frame_eval.classification.counts import AUTO
+from frame_eval.classification.counts import AUTO, ratio
 from frame_eval.classification.probabilistic import (
     BRIER,
     LOG_LOSS,
     PROBABILITY_SPECS,
     class_columns,
+    class_terms,
     prob_columns,
 )
+from frame_eval.classification.sorted_sums import COUNT, SUM, sorted_sums
+from frame_eval.classification.sorted_sums import RESERVED as SORTED_RESERVED
 from frame_eval.registry import resolve
 
 __all__ = ["calibration", "probabilities"]
@@ -104,7 +107,7 @@ def probabilities(
     _front._check_shape(shape)
     ms = _measures(metrics)
     by = list(by)
-    _front._check_by(by, ["metric", "value"])
+    _front._check_by(by, ["metric", "value", *SORTED_RESERVED])
     schema = frame.collect_schema()
     prob_columns(prob, positive, weight)  # the expressions' checks of prob= and positive=
     given = list(prob.values()) if isinstance(prob, Mapping) else [prob]
@@ -163,15 +166,39 @@ def probabilities(
         spec_columns = {"actual": _front._POSITIVE, "score": _front._SCORE, "positive": True}
     if weight is not None:
         spec_columns["weight"] = weight
-    exprs = [  # (built also for one column, whose builders raise on options they do not take)
-        m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
-    ]
-    if isinstance(prob, Mapping):
-        wide = scored.group_by(by).agg(exprs) if by else scored.select(exprs)
+    if isinstance(prob, Mapping) and weight is None:  # every group's terms from one sort
+        wide = _class_means(scored, by, chosen, spec_columns)
+    elif isinstance(prob, Mapping):
+        exprs = [
+            m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
+        ]
+        wide = scored.group_by(by).agg(exprs).sort(by) if by else scored.select(exprs)
     else:  # the checked frame's values from frame-wide steps, the builders' bits
         wide = binary_probabilities(scored, by, _front._POSITIVE, _front._SCORE, weight, chosen)
-    wide = wide.sort(by) if by else wide
+        wide = wide.sort(by) if by else wide
     return _checks.attach(_front._shaped(wide, by, names, shape), problems)
+
+
+def _class_means(frame: pl.LazyFrame, by: list[str], chosen: Mapping[str, Any], columns: Any) -> pl.LazyFrame:
+    """``[*by, *chosen]``: multi-class log-loss and Brier score without weights, as their builders give
+    them (the same terms, sorted, added in NumPy's order, over as many rows), each from one sort of every
+    group's terms (:func:`~frame_eval.classification.sorted_sums.sorted_sums`)."""
+    keep, log_terms, brier_terms, _, k = class_terms(columns)
+    rows = frame.filter(keep)
+    wide: pl.LazyFrame | None = None
+    for key, m in chosen.items():
+        sums = sorted_sums(rows, by, log_terms if m.spec is LOG_LOSS else brier_terms)
+        mean = ratio(pl.col(SUM), pl.col(COUNT))
+        if m.spec is BRIER and k < 3:
+            mean = mean * 0.5  # scikit-learn's scale_by_half="auto"
+        part = sums.select(*by, mean.alias(key))
+        if wide is None:
+            wide = part
+        else:
+            wide = (wide.join(part, on=by, how="left", nulls_equal=True) if by
+                    else pl.concat([wide, part], how="horizontal"))
+    assert wide is not None
+    return wide.sort(by) if by else wide
 
 
 _KEY = "__frame_eval_sample"

@@ -1,0 +1,209 @@
+"""Time issue 13's multi-class measures at 10M predictions x 100 models, beside scikit-learn per model.
+
+    python benchmarks/generate.py benchmarks/data/10M --multiclass-predictions 10000000 --classes 5
+    PYTHONPATH=. python benchmarks/added_multiclass.py [benchmarks/data/10M] [--only NAME ...]
+
+Reads ``multiclass.parquet`` (``generate.py``: model, actual, predicted, one probability column per
+class). For each measure, the frame_eval call on all 100 models (median of 3 wall / CPU seconds,
+in one process), then the scikit-learn function called once per model (one pass over the 100
+models, the models' NumPy arrays made beforehand), the ratio of the two wall times, and the
+largest difference of any per-model value (per class, per cell) from scikit-learn's, which must
+be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then three floors (median of 3,
+plans collected as the library collects them):
+a plain polars sort of rows x classes 128-bit keys (what sorting each class's scores once, per model,
+costs: every exact ROC AUC and AP here sorts at least that much; one-vs-one sorts each pair's rows),
+the log-loss terms with polars' own per-model mean (no sorted, deterministic order, no checks):
+reading the rows once, and the group-by of (model, actual, predicted) that kappa, the confusion
+matrix and the report count their cells with (``--floors``: these alone). Needs the ``[bench]`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sklearn import metrics
+
+import frame_eval  # noqa: F401  (registers .ireval)
+
+TOLERANCE = 1e-12
+
+
+def _timed(step: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    runs, value = [], None
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = step()
+        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
+    walls, cpus = sorted(r[0] for r in runs), sorted(r[1] for r in runs)
+    return walls[repeat // 2], cpus[repeat // 2], value
+
+
+def _gap(ours: np.ndarray, theirs: np.ndarray) -> float:
+    ours, theirs = np.asarray(ours, dtype=np.float64), np.asarray(theirs, dtype=np.float64)
+    assert ours.shape == theirs.shape, (ours.shape, theirs.shape)
+    return float(np.max(np.abs(ours - theirs))) if ours.size else 0.0
+
+
+def _values(frame: pl.DataFrame, column: str = "value") -> np.ndarray:
+    """One value per model (the frame sorted by model), as NumPy."""
+    return frame.sort("model")[column].to_numpy()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("data", type=Path, nargs="?", default=Path(__file__).parent / "data" / "10M")
+    parser.add_argument("--only", nargs="*", default=None, help="measures to run (names as printed)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-sklearn", action="store_true", help="time frame_eval alone (no check)")
+    parser.add_argument("--floors", action="store_true", help="time the floors alone")
+    args = parser.parse_args()
+    preds = pl.read_parquet(args.data / "multiclass.parquet")
+    prob_columns = sorted(c for c in preds.columns if c.startswith("p") and c[1:].isdigit())
+    classes = list(range(len(prob_columns)))
+    mapping = dict(zip(classes, prob_columns, strict=True))
+    ns = preds.ireval
+    models = sorted(preds["model"].unique().to_list())
+    parts = {
+        p["model"][0]: (p["actual"].to_numpy(), p["predicted"].to_numpy(), p.select(prob_columns).to_numpy())
+        for p in preds.partition_by("model")
+    }
+    parts = {m: parts[m] for m in models}
+
+    def per_model(step: Callable[[np.ndarray, np.ndarray, np.ndarray], Any]) -> Callable[[], list[Any]]:
+        return lambda: [step(y, pred, prob) for y, pred, prob in parts.values()]
+
+    def onehot(y: np.ndarray) -> np.ndarray:
+        return (y[:, None] == np.asarray(classes)[None, :]).astype(np.int64)
+
+    # name -> (frame_eval call, scikit-learn call per model, values of ours, values of theirs)
+    cases: dict[str, tuple[Callable[[], Any], Callable[[np.ndarray, np.ndarray, np.ndarray], Any],
+                           Callable[[Any], np.ndarray], Callable[[list[Any]], np.ndarray]]] = {}
+
+    def scalar(ours: Any) -> np.ndarray:
+        return _values(ours)
+
+    def listed(theirs: list[Any]) -> np.ndarray:
+        return np.asarray(theirs, dtype=np.float64)
+
+    for multi_class in ("ovr", "ovo"):
+        for average in ("macro", "weighted"):
+            cases[f"ROC_AUC {multi_class} {average}"] = (
+                lambda mc=multi_class, av=average: ns.scores(
+                    "actual", mapping, by="model", metrics=["ROC_AUC"], average=av, multi_class=mc),
+                lambda y, pred, prob, mc=multi_class, av=average: metrics.roc_auc_score(
+                    y, prob, multi_class=mc, average=av, labels=classes),
+                scalar, listed,
+            )
+    cases["top_k_accuracy k=2"] = (
+        lambda: ns.scores("actual", mapping, by="model", metrics=["top_k_accuracy(k=2)"], average="macro"),
+        lambda y, pred, prob: metrics.top_k_accuracy_score(y, prob, k=2, labels=classes),
+        scalar, listed,
+    )
+    cases["log_loss"] = (
+        lambda: ns.probabilities("actual", mapping, by="model", metrics=["log_loss"]),
+        lambda y, pred, prob: metrics.log_loss(y, prob, labels=classes),
+        scalar, listed,
+    )
+    cases["brier"] = (
+        lambda: ns.probabilities("actual", mapping, by="model", metrics=["brier"]),
+        lambda y, pred, prob: metrics.brier_score_loss(y, prob, labels=classes),
+        scalar, listed,
+    )
+    cases["AP per class"] = (
+        lambda: ns.scores("actual", mapping, by="model", metrics=["AP"]),
+        lambda y, pred, prob: metrics.average_precision_score(onehot(y), prob, average=None),
+        lambda ours: ours.sort("model", "class")["value"].to_numpy(),
+        lambda theirs: np.concatenate(theirs),
+    )
+    for average in ("macro", "weighted", "micro"):
+        cases[f"AP {average}"] = (
+            lambda av=average: ns.scores("actual", mapping, by="model", metrics=["AP"], average=av),
+            lambda y, pred, prob, av=average: metrics.average_precision_score(onehot(y), prob, average=av),
+            scalar, listed,
+        )
+    for weights in ("linear", "quadratic"):
+        cases[f"kappa {weights}"] = (
+            lambda w=weights: ns.rates("actual", "predicted", by="model", metrics=[f"kappa(weights={w})"],
+                                       average="macro"),
+            lambda y, pred, prob, w=weights: metrics.cohen_kappa_score(y, pred, weights=w),
+            scalar, listed,
+        )
+
+    def report_rows(reports: list[dict[str, Any]]) -> np.ndarray:
+        rows = []
+        for report in reports:
+            for key in [*map(str, classes), "macro avg", "weighted avg"]:
+                entry = report[key]
+                rows.append([entry["precision"], entry["recall"], entry["f1-score"], entry["support"]])
+            rows.append([np.nan, np.nan, report["accuracy"], np.nan])
+        return np.asarray(rows, dtype=np.float64)
+
+    def our_report(ours: pl.DataFrame) -> np.ndarray:
+        order = {**{str(c): i for i, c in enumerate(classes)}, "macro avg": len(classes),
+                 "weighted avg": len(classes) + 1, "accuracy": len(classes) + 2}
+        ours = ours.with_columns(pl.col("class").replace_strict(order).alias("_order"))
+        ours = ours.sort("model", "_order")
+        is_accuracy = ours["class"] == "accuracy"
+        # the report's accuracy is one number
+        support = ours["support"].cast(pl.Float64).set(is_accuracy, None)
+        return np.column_stack([ours["precision"].fill_null(np.nan).to_numpy(),
+                                ours["recall"].fill_null(np.nan).to_numpy(),
+                                ours["f1-score"].to_numpy(), support.fill_null(np.nan).to_numpy()])
+
+    cases["classification_report"] = (
+        lambda: ns.classification_report("actual", "predicted", by="model"),
+        lambda y, pred, prob: metrics.classification_report(y, pred, labels=classes, output_dict=True),
+        our_report, report_rows,
+    )
+    cases["confusion_matrix"] = (
+        lambda: ns.confusion_matrix("actual", "predicted", by="model"),
+        lambda y, pred, prob: metrics.confusion_matrix(y, pred, labels=classes),
+        lambda ours: ours.sort("model", "actual", "predicted")["count"].to_numpy(),
+        lambda theirs: np.concatenate([m.ravel() for m in theirs]),
+    )
+
+    names = [] if args.floors else list(cases) if args.only is None else args.only
+    print(f"{preds.height:,} rows, {len(models)} models, {len(classes)} classes; frame_eval median of "
+          f"{args.repeat}, scikit-learn one pass over the models (wall / CPU seconds)", flush=True)
+    print("| measure | frame_eval s | CPU s | scikit-learn s | CPU s | ratio | max difference |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
+    for name in names:
+        ours_call, theirs_call, our_values, their_values = cases[name]
+        wall, cpu, ours = _timed(ours_call, args.repeat)
+        if args.no_sklearn:
+            print(f"| {name} | {wall:.3f} | {cpu:.3f} | | | | |", flush=True)
+            continue
+        their_wall, their_cpu, theirs = _timed(per_model(theirs_call), 1)
+        a, b = our_values(ours), their_values(theirs)
+        same_nan = np.isnan(a) == np.isnan(b)
+        assert same_nan.all(), f"{name}: undefined values differ"
+        gap = _gap(np.nan_to_num(a), np.nan_to_num(b))
+        assert gap <= TOLERANCE, f"{name}: frame_eval differs from scikit-learn by {gap}"
+        print(f"| {name} | {wall:.3f} | {cpu:.3f} | {their_wall:.3f} | {their_cpu:.3f} | "
+              f"{their_wall / wall:.1f}x | {gap:.0e} |", flush=True)
+    if args.only is not None:
+        return
+    print("floors (median of 3, wall / CPU seconds):", flush=True)
+    big = pl.UInt128
+    count = preds.height * len(classes)
+    keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, count, dtype=np.uint64))
+    keys = keys.cast(big) * pl.Series([1 << 65], dtype=big)
+    wall, cpu, _ = _timed(keys.sort, args.repeat)
+    print(f"Series.sort of {count:,} UInt128 values: {wall:.3f} / {cpu:.3f}", flush=True)
+    given = pl.coalesce([pl.when(pl.col("actual") == k).then(pl.col(c)) for k, c in mapping.items()])
+    term = -given.clip(np.finfo(np.float64).eps, 1.0 - np.finfo(np.float64).eps).log()
+    wall, cpu, _ = _timed(lambda: preds.lazy().group_by("model").agg(term.mean()).collect(), args.repeat)
+    print(f"log-loss terms and group_by(model).agg(mean): {wall:.3f} / {cpu:.3f}", flush=True)
+    cells = preds.lazy().group_by("model", "actual", "predicted").len()
+    wall, cpu, _ = _timed(cells.collect, args.repeat)
+    print(f"group_by(model, actual, predicted).len(): {wall:.3f} / {cpu:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
