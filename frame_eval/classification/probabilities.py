@@ -166,12 +166,12 @@ def probabilities(
         spec_columns = {"actual": _front._POSITIVE, "score": _front._SCORE, "positive": True}
     if weight is not None:
         spec_columns["weight"] = weight
+    exprs = [  # (built also where unused: the builders raise on options they do not take)
+        m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
+    ]
     if isinstance(prob, Mapping) and weight is None:  # every group's terms from one sort
         wide = _class_means(scored, by, chosen, spec_columns)
     elif isinstance(prob, Mapping):
-        exprs = [
-            m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
-        ]
         wide = scored.group_by(by).agg(exprs).sort(by) if by else scored.select(exprs)
     else:  # the checked frame's values from frame-wide steps, the builders' bits
         wide = binary_probabilities(scored, by, _front._POSITIVE, _front._SCORE, weight, chosen)
