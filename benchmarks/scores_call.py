@@ -1,6 +1,6 @@
 """One ``.ireval.scores(..., by="model", metrics=["ROC_AUC", "AP"])`` call, timed in this process.
 
-    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5]
+    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5] [--weighted]
     PYTHONPATH=<checkout of another revision> python benchmarks/scores_call.py
 
 Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
@@ -8,7 +8,9 @@ Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Pa
 given no checks), to tell the cost of the checks from the cost of the areas; and, taking turns
 with the usual call, with every frame function run where polars calls it instead of on a thread
 of its own (``frame_eval._own_thread``; a revision without it skips this). Run it with
-``PYTHONPATH`` pointing at two checkouts in turn to compare revisions.
+``PYTHONPATH`` pointing at two checkouts in turn to compare revisions. With ``--weighted``, the
+call takes ``weight="w"``, ``w = floor(1000 prob) mod 4 / 4`` as in ``added_parts.py`` (a quarter of
+the weights 0), and the sort of the unweighted keys alone is left out.
 """
 
 from __future__ import annotations
@@ -35,25 +37,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--weighted", action="store_true", help='scores(..., weight="w")')
     args = parser.parse_args()
     import frame_eval
     from frame_eval import _checks
 
     preds = pl.read_parquet(args.data / "predictions.parquet")
+    weight = "w" if args.weighted else None
+    if weight:
+        preds = preds.with_columns((((pl.col("prob") * 1000.0).floor() % 4.0) * 0.25).alias(weight))
 
     def call() -> object:
-        return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"])
+        return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"], weight=weight)
 
     print(f"frame_eval from {Path(frame_eval.__file__).parent}")
     wall, cpu = best(call, args.repeat)
-    print(f"scores: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    name = "weighted scores" if weight else "scores"
+    print(f"{name}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
     attach = _checks.attach
     _checks.attach = lambda result, problems, *rest, **options: attach(result, [], *rest, **options)
     try:
         wall, cpu = best(call, args.repeat)
     finally:
         _checks.attach = attach
-    print(f"scores without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    print(f"{name} without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
     try:
         from frame_eval import _own_thread
     except ImportError:
@@ -64,7 +71,7 @@ def main() -> None:
     # where called and on a thread of its own
     packed = preds.select(
         (pl.col("model").hash() // 2).alias(pp._G), pl.col("label").alias(pp._L), pl.col("prob").alias(pp._S)
-    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") else None
+    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") and not weight else None
     if packed is not None:
         def sort(frame: pl.DataFrame) -> pl.DataFrame:
             return frame.get_column("_key").sort(descending=True).to_frame()
@@ -88,7 +95,7 @@ def main() -> None:
         _own_thread.OWN_THREAD_ROWS = rows
     for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
         wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
-        print(f"scores, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+        print(f"{name}, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
 
 
 if __name__ == "__main__":

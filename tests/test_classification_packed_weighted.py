@@ -157,7 +157,7 @@ def test_every_way_of_numbering_the_groups_gives_the_ordered_paths_frame(
     df = frame(7, weights).with_columns(pl.col("h").fill_null("c"))  # (the frame methods refuse null keys)
     ordered = pl.DataFrame()
     with monkeypatch.context() as patch:
-        patch.setattr(exact_weights, "exact_sums", lambda weights: False)
+        patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
         ordered = CALLS[call](df.lazy()).collect()
     tries = clashing(monkeypatch, clash)
     got = CALLS[call](df.lazy()).collect()
@@ -232,3 +232,30 @@ def test_a_group_with_every_weight_zero_has_null_values(packed: list[int]) -> No
     assert got.filter(pl.col("g") != 4).null_count().sum_horizontal().item() == 0
     none = df.filter(pl.col("g") == 4).ireval.scores("y", "s", weight="w", metrics=["ROC_AUC"], shape="wide")
     assert none.row(0) == (None,)
+
+
+@pytest.mark.parametrize("row", [0, 777, 1999])
+def test_a_weight_of_no_whole_units_leaves_the_keys_to_the_ordered_path(row: int) -> None:
+    # the bound holds, so the keys are made; the row's units are not whole, so none are sorted
+    df = frame(5, "quarters")
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) == row).then(0.1).otherwise(pl.col("w")).alias("w"))
+    k = exact_weights.bounded_exponent(df["w"])
+    assert k is not None and not exact_sums(df["w"])
+    for in_key_order in (True, False):
+        assert packed_weighted_points(df, ["g"], "y", "s", "w", k, in_key_order=in_key_order) is None
+    good = df.with_columns(pl.col("w").round(0))
+    assert packed_weighted_points(good, ["g"], "y", "s", "w", unit_exponent(good["w"])) is not None
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_the_calls_then_give_the_ordered_paths_frame(
+    call: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
+) -> None:
+    df = frame(6, "quarters").with_columns(pl.col("h").fill_null("c"))
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) == 1500).then(0.1).otherwise(pl.col("w")).alias("w"))
+    got = CALLS[call](df.lazy()).collect()
+    assert packed == [df.height]  # tried
+    with monkeypatch.context() as patch:
+        patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
+        ordered = CALLS[call](df.lazy()).collect()
+    assert got.height and got.equals(ordered) and packed == [df.height]

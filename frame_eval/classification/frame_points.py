@@ -38,6 +38,22 @@ def _exact_exponent(rows: pl.DataFrame, weight: str) -> int | None:
     return exact_weights.unit_exponent(weights) if exact_weights.exact_sums(weights) else None
 
 
+def _packed_points(
+    rows: pl.DataFrame, keys: list[str], weight: str, **options: bool
+) -> tuple[tuple[pl.DataFrame, pl.DataFrame] | None, int | None]:
+    """(the packed points of :func:`~frame_eval.classification.packed_weighted.packed_weighted_points`
+    when the weights add up exactly in any order and there are at least :data:`PACKED_ROWS` rows, else
+    None; the ``k`` of :func:`_exact_exponent` for the ordered path). From that many rows the weights'
+    bound is checked first and their whole units as the keys are made, one pass fewer."""
+    weights = rows.get_column(weight)
+    exponent = exact_weights.bounded_exponent(weights) if rows.height >= PACKED_ROWS else None
+    if exponent is not None:
+        packed = packed_weighted_points(rows, keys, _POSITIVE, _SCORE, weight, exponent, **options)
+        if packed is not None:
+            return packed, exponent
+    return None, _exact_exponent(rows, weight)
+
+
 def _ordered_points(rows: pl.DataFrame, keys: list[str], weight: str, exponent: int | None) -> pl.DataFrame:
     """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` from each group's rows sorted in an aggregation
     (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): by score alone when the
@@ -57,10 +73,7 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
     schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        exponent = _exact_exponent(frame, weight)
-        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
-            frame, keys, _POSITIVE, _SCORE, weight, exponent
-        )
+        packed, exponent = _packed_points(frame, keys, weight)
         if packed is None:
             return _ordered_points(frame, keys, weight, exponent)
         groups, points = packed
@@ -119,10 +132,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
     schema = {**rows.select(keys).collect_schema(), **dict.fromkeys(names, pl.Float64)}
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        exponent = _exact_exponent(frame, _WEIGHT)
-        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
-            frame, keys, _POSITIVE, _SCORE, _WEIGHT, exponent, with_score=False, in_key_order=False
-        )
+        packed, exponent = _packed_points(frame, keys, _WEIGHT, with_score=False, in_key_order=False)
         if packed is not None:
             groups, points = packed
         else:  # the groups without points (every weight 0) keep no number: null values

@@ -8,17 +8,20 @@ come from the unweighted path's one plain sort
 (:mod:`~frame_eval.classification.packed_points`) with each row's units
 packed into the key's lowest bits::
 
-    group * 2^(65 + u) + order(score) * 2^(1 + u) + label * 2^u + units
+    group * 2^(65 + u) + down(score) * 2^(1 + u) + label * 2^u + units
 
-(``u`` bits of units, ``63 - u`` of group numbers, counted down so that the
-descending sort puts the groups in ascending order). The group numbers count
-the groups in the keys' order (a join of every row to the groups), or, for
-the areas, which need no order, they are the top ``63 - u`` bits of a hash of
-the keys when no two groups share them (a coarser unit, the largest power of
-two dividing every weight, leaves more bits to the hash when they do; the
-join when they still do). ``n max(w) 2^k < 2^53`` leaves ``u`` at most
-``53 - log2(n)`` bits, so the numbers of the groups always fit. Sorted
-descending, the keys put each group's rows
+(``u`` bits of units, ``63 - u`` of group numbers; ``down`` the score's order
+turned round, so that the ascending sort puts each group's highest score
+first). The group numbers count the groups in the keys' order (a join of every
+row to the groups), or, for the areas, which need no order, they are the top
+``63 - u`` bits of a hash of the keys when no two groups share them (a coarser
+unit, the largest power of two dividing every weight, leaves more bits to the
+hash when they do; the join when they still do). ``n max(w) 2^k < 2^53`` leaves
+``u`` at most ``53 - log2(n)`` bits, so the numbers of the groups always fit.
+The keys are made in one streaming pass, which also checks that every weight is
+whole units (the bound, :func:`~frame_eval.classification.exact_weights.bounded_exponent`,
+is checked before): a row whose weight is not gets a null key, and the caller
+adds the weights in order instead. Sorted, the keys put each group's rows
 together, scores descending; a run of equal keys is a number of rows of one
 (group, score, label, units), its units the run's length times its units.
 Running sums of those integers, read at the end of each score, are the points'
@@ -35,7 +38,7 @@ from typing import Final
 
 import polars as pl
 
-from frame_eval.classification.packed_points import _G, _order, _score, keys_hash, within_group
+from frame_eval.classification.packed_points import _G, keys_hash, within_group
 
 __all__ = ["GROUP", "packed_weighted_points"]
 
@@ -43,52 +46,48 @@ GROUP: Final = _G  # the group numbers of the points
 
 _BIG = pl.UInt128
 _KEY_BITS: Final = 63  # bits of the key for the group number and the units together
+_UNIT_BITS: Final = 51  # at most (n max(w) 2^k < 2^53 leaves at most 51 for 2 rows or more)
 _RUNS, _HASH = "__fe_runs", "__fe_hash"
 
 
 def packed_weighted_points(
     rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str, weight: str, exponent: int,
     *, with_score: bool = True, in_key_order: bool = True,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """(``[GROUP, *keys]`` every group of ``rows``; ``[GROUP, <score>, tp, fp, _P, _N]`` one point per
     distinct score among the group's rows of weight above 0, each group's points together, threshold
-    descending).
+    descending), or None when a weight above 0 is not a whole number of units ``2^-exponent`` (its sums
+    could round: the caller adds them in order instead).
 
     ``tp`` / ``fp`` are the sums of the weights of the positive / negative rows scoring at least the
     point's threshold, ``_P`` / ``_N`` the group's totals (Float64). ``exponent`` is the ``k`` of
-    :func:`~frame_eval.classification.exact_weights.unit_exponent` (every weight times ``2^k`` a whole
-    number, ``n max(w) 2^k < 2^53``); the score column is left out with ``with_score=False``. With
-    ``in_key_order`` the groups are numbered from 0 in the keys' order and their points come in that
-    order; else a group's number is the top bits of a hash of its keys when no two groups share them
-    (no join of every row to the groups), and the groups come in no set order.
+    :func:`~frame_eval.classification.exact_weights.bounded_exponent` (``n max(w) 2^k < 2^53``; whether
+    every weight times ``2^k`` is a whole number is checked here, row by row, as the keys are made); the
+    score column is left out with ``with_score=False``. With ``in_key_order`` the groups are numbered
+    from 0 in the keys' order and their points come in that order; else a group's number is the top bits
+    of a hash of its keys when no two groups share them (no join of every row to the groups), and the
+    groups come in no set order.
     """
     keys = list(keys)
-    w = pl.col(weight)
     layout = _Layout.of(rows, keys, weight, exponent, in_key_order)
-    weighted = rows.lazy().filter(w != 0)
-    if layout.hash_bits:
-        weighted = weighted.with_columns(_top(keys_hash(keys), layout.hash_bits).alias(GROUP))
+    if layout is None:
+        return None
+    unit_bits = layout.unit_bits
+    group_bits = _KEY_BITS - unit_bits
+    weighted = rows.lazy().filter(pl.col(weight) != 0)
+    if layout.hash_bits:  # the hash's top bits in place: the number times 2^(64 - group_bits)
+        placed = keys_hash(keys) & pl.lit(((1 << group_bits) - 1) << (64 - group_bits), pl.UInt64)
     elif keys:
         weighted = weighted.join(layout.groups.lazy(), on=keys, how="left", nulls_equal=True)
+        placed = pl.col(GROUP).cast(pl.UInt64) * _power(64 - group_bits)
     else:
-        weighted = weighted.with_columns(pl.lit(0, pl.UInt32).alias(GROUP))
-    unit_bits, top = layout.unit_bits, layout.top
-    group_bits = _KEY_BITS - unit_bits
-
-    def power(bits: int) -> pl.Expr:
-        return pl.lit(1 << bits, pl.UInt64)
-
-    units = (w * 2.0**exponent).cast(pl.UInt64) // power(layout.shift)
-    rank = _order(pl.col(score))
-    label = pl.col(positive).cast(pl.UInt64)
-    # the group counted down from the largest number, so that the descending sort puts the groups in
-    # ascending order; the key's top 64 bits and its bottom 64 bits made apart (cheaper than 128-bit sums)
-    counted_down = pl.lit(top, pl.UInt64) - pl.col(GROUP).cast(pl.UInt64)
-    top_half = counted_down * power(64 - group_bits) + rank // power(group_bits)
-    bottom_half = (rank % power(group_bits)) * power(1 + unit_bits) + label * power(unit_bits) + units
-    key = top_half.cast(_BIG) * pl.lit(1 << 64, _BIG) + bottom_half.cast(_BIG)
-    packed = weighted.select(key.alias(_RUNS)).collect().get_column(_RUNS).drop_nulls()  # (nulls: refused)
-    runs = packed.sort(descending=True).rle().struct.unnest()
+        placed = pl.lit(0, pl.UInt64)
+    key = _key(placed, positive, score, weight, exponent - layout.shift, unit_bits)
+    # (the streaming engine makes the keys on every core, with fewer passes over memory)
+    packed = weighted.select(key.alias(_RUNS)).collect(engine="streaming").get_column(_RUNS)
+    if packed.null_count():  # a weight that is not whole units (or a null score or label: refused)
+        return None
+    runs = packed.sort().rle().struct.unnest()
     # the key's halves again: the group and the top bits of the score's order; the rest of the order, the
     # label and the units
     value = pl.col("value")
@@ -98,27 +97,26 @@ def packed_weighted_points(
         pl.col("len").cast(pl.Int64),
     )
     high, low = pl.col("_hi"), pl.col("_lo")
-    order_low = low // power(1 + unit_bits)
-    positives = (low // power(unit_bits)) % 2 == 1
-    added = (low % power(unit_bits)).cast(pl.Int64) * pl.col("len")
-    number = pl.lit(top, pl.UInt64) - high // power(64 - group_bits)
-    order = (high % power(64 - group_bits)) * power(group_bits) + order_low
+    positives = (low // _power(unit_bits)) % 2 == 1
+    added = (low % _power(unit_bits)).cast(pl.Int64) * pl.col("len")
+    down = (high % _power(64 - group_bits)) * _power(group_bits) + low // _power(1 + unit_bits)
+    down = pl.when(down == _HALF).then(pl.lit(_HALF - 1, pl.UInt64)).otherwise(down)  # -0.0 is 0.0
     runs = runs.select(
-        number.cast(layout.groups.schema[GROUP]).alias(GROUP),
-        *([order.alias(score)] if with_score else []),
-        ((high != high.shift(-1)) | (order_low != order_low.shift(-1))).fill_null(True).alias("_end"),
+        (high // _power(64 - group_bits)).cast(layout.groups.schema[GROUP]).alias(GROUP),
+        down.alias("_down"),
         pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
         pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
     )
-    g = pl.col(GROUP)
+    g, down = pl.col(GROUP), pl.col("_down")
+    runs = runs.filter(((g != g.shift(-1)) | (down != down.shift(-1))).fill_null(True))
     first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
 
     def within(name: str) -> pl.Expr:  # the group's own running sum of units, as a double
         return within_group(pl.col(name), first).cast(pl.Float64)
 
     unit = 2.0 ** (layout.shift - exponent)  # a power of two: units times it are sums of weights, exactly
-    points = runs.filter("_end").select(
-        g, *([_score(pl.col(score)).alias(score)] if with_score else []),
+    points = runs.select(
+        g, *([_score_of_down(down).alias(score)] if with_score else []),
         (within("tp") * unit).alias("tp"), (within("fp") * unit).alias("fp"),
     )
     points = points.with_columns(
@@ -128,12 +126,54 @@ def packed_weighted_points(
     return layout.groups, points
 
 
+def _power(bits: int) -> pl.Expr:
+    return pl.lit(1 << bits, pl.UInt64)
+
+
+_HALF: Final = 1 << 63
+_FLOAT_WHOLE: Final = 2.0**52  # from here to 2^53 the doubles are the whole numbers
+_FLOAT_WHOLE_BITS: Final = 0x4330000000000000  # its bits (a double of [2^52, 2^53): its bits less these)
+
+
+def _key(placed: pl.Expr, positive: str, score: str, weight: str, exponent: int, unit_bits: int) -> pl.Expr:
+    """A row's 128-bit key, ``placed`` its group's number already times ``2^(64 - group bits)``; null
+    when the row's weight times ``2^exponent`` is not a whole number.
+
+    The score's order is reversed (an ascending sort puts the highest score first): a double's bits
+    read as an unsigned integer, the negative ones' in their order above the others', the others'
+    turned round (so -0.0 sorts next below 0.0; the runs read it as 0.0). The label and the units are
+    added in floating point: ``x = w 2^exponent`` (a whole number below ``2^u``) plus ``2^52``, plus
+    ``2^u`` for a positive, lies in ``[2^52, 2^53)``, where the doubles are the whole numbers, so its
+    bits less ``2^52``'s are ``label 2^u + x`` when ``x`` is whole; when it is not, the sum rounds, and
+    taking the offset off again does not give ``x`` back.
+    """
+    group_bits = _KEY_BITS - unit_bits
+    raw = pl.col(score).reinterpret(dtype=pl.UInt64)
+    down = pl.when(raw >= _HALF).then(raw).otherwise(pl.lit(_HALF - 1, pl.UInt64) - raw)
+    high = placed + down // _power(group_bits)
+    offset = pl.when(pl.col(positive)).then(pl.lit(_FLOAT_WHOLE + 2.0**unit_bits)).otherwise(
+        pl.lit(_FLOAT_WHOLE)
+    )
+    units = pl.col(weight) * 2.0**exponent
+    shifted = units + offset
+    low = (down % _power(group_bits)) * _power(1 + unit_bits) + (
+        shifted.reinterpret(dtype=pl.UInt64) - pl.lit(_FLOAT_WHOLE_BITS, pl.UInt64)
+    )
+    low = pl.when(shifted - offset == units).then(low)
+    return high.cast(_BIG) * pl.lit(1 << 64, _BIG) + low.cast(_BIG)
+
+
+def _score_of_down(down: pl.Expr) -> pl.Expr:
+    """The double of :func:`_key`'s reversed order."""
+    raw = pl.when(down >= _HALF).then(down).otherwise(pl.lit(_HALF - 1, pl.UInt64) - down)
+    return raw.reinterpret(dtype=pl.Float64)
+
+
 @dataclass(frozen=True)
 class _Layout:
     """How the key splits its 63 bits between the group number and the units of a weight."""
 
     groups: pl.DataFrame  # [GROUP, *keys], one row per group
-    top: int  # the largest possible group number
     hash_bits: int  # bits of the keys' hash that number the groups, or 0 when they are numbered 0, 1, ...
     unit_bits: int
     shift: int  # the unit is 2^(shift - k)
@@ -141,9 +181,12 @@ class _Layout:
     @classmethod
     def of(
         cls, rows: pl.DataFrame, keys: list[str], weight: str, exponent: int, in_key_order: bool
-    ) -> _Layout:
+    ) -> _Layout | None:
+        """None when the units need more than 51 bits (:func:`_key` adds ``2^u`` to them below ``2^53``)."""
         largest = rows.get_column(weight).max() if rows.height else None
         unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
+        if unit_bits > _UNIT_BITS:
+            return None
         shift = 0
         groups = _distinct(rows, keys) if keys else None
         if groups is not None and not in_key_order:
@@ -158,15 +201,14 @@ class _Layout:
             if apart:
                 bits = _KEY_BITS - unit_bits
                 groups = hashes.select(_top(pl.col(_HASH), bits).alias(GROUP), *keys)
-                return cls(groups, (1 << bits) - 1, bits, unit_bits, shift)
+                return cls(groups, bits, unit_bits, shift)
         if groups is not None:  # numbered from 0 in the keys' order
             groups = groups.sort(keys).with_row_index(GROUP)
         else:
             groups = pl.DataFrame({GROUP: [0]}, schema={GROUP: pl.UInt32})
-        top = max(groups.height - 1, 0)
         # (n max(w) 2^k < 2^53 leaves the groups' numbers at least 10 bits more than the rows' number needs)
-        assert top.bit_length() + unit_bits <= _KEY_BITS
-        return cls(groups, top, 0, unit_bits, shift)
+        assert max(groups.height - 1, 0).bit_length() + unit_bits <= _KEY_BITS
+        return cls(groups, 0, unit_bits, shift)
 
 
 def _distinct(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
