@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from frame_eval._own_thread import on_own_thread
 from frame_eval.classification import exact_weights
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.exact_weights import weighted_curve_points
@@ -81,7 +82,8 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
             points = points.join(groups, on=GROUP_ID, how="left", maintain_order="left")
         return points.select(schema.names())
 
-    return rows.map_batches(run, schema=schema, streamable=False).cache()
+    # (on a thread of its own, so that its polars work runs on every core)
+    return rows.map_batches(on_own_thread(run), schema=schema, streamable=False).cache()
 
 
 def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
@@ -142,7 +144,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
             ) if keys else pl.DataFrame({GROUP_ID: [0]}, schema={GROUP_ID: pl.UInt32})
         return _areas_of(points.lazy(), groups.lazy(), keys, names).collect(engine="in-memory")
 
-    return rows.map_batches(run, schema=schema, streamable=False)
+    return rows.map_batches(on_own_thread(run), schema=schema, streamable=False)
 
 
 def _areas_of(
