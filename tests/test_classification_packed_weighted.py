@@ -25,6 +25,7 @@ import pytest
 from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval import _own_thread
 from frame_eval.classification import exact_weights, frame_points, packed_weighted
 from frame_eval.classification.exact_weights import exact_sums, unit_exponent, weighted_curve_points
 from frame_eval.classification.packed_weighted import GROUP, packed_weighted_points
@@ -259,3 +260,39 @@ def test_the_calls_then_give_the_ordered_paths_frame(
         patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
         ordered = CALLS[call](df.lazy()).collect()
     assert got.height and got.equals(ordered) and packed == [df.height]
+
+
+def test_the_keys_split_into_two_parts_of_whole_groups() -> None:
+    shift = 100  # a key's group: its bits from here up
+    rng = np.random.default_rng(4)
+    keys = pl.Series(packed_weighted._RUNS, [(g << shift) + r for g, r in zip(
+        rng.integers(0, 1 << 20, 5000).tolist(), rng.integers(0, 1 << 60, 5000).tolist(), strict=True
+    )], dtype=pl.UInt128)
+    boundary = packed_weighted._middle_group(keys, shift)
+    assert boundary is not None
+    low, high = keys.filter(keys < boundary), keys.filter(keys >= boundary)
+    assert abs(low.len() - high.len()) < 500  # (a sample's middle)
+    assert low.max() >> shift < high.min() >> shift  # type: ignore[operator]  # whole groups
+    one = keys.to_frame().select(pl.col(packed_weighted._RUNS) % (1 << shift)).to_series()  # all in group 0
+    last = one.to_frame().select(  # every key in the last group
+        pl.col(packed_weighted._RUNS) + pl.lit(((1 << 28) - 1) << shift, pl.UInt128)
+    ).to_series()
+    assert all(packed_weighted._middle_group(part, shift) is None for part in (one, last))
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_two_parts_measured_side_by_side_give_one_parts_frame(
+    call: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
+) -> None:
+    df = frame(8, "quarters", n=5000).with_columns(pl.col("h").fill_null("c"))
+    want = CALLS[call](df.lazy()).collect()  # (too few rows to split)
+    split: list[bool] = []
+    real = packed_weighted._middle_group
+    monkeypatch.setattr(
+        packed_weighted, "_middle_group", lambda *a: split.append(real(*a) is not None) or real(*a)
+    )
+    monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
+    for engine in ("in-memory", "streaming"):
+        assert CALLS[call](df.lazy()).collect(engine=engine).equals(want)  # type: ignore[call-overload]
+    # split where the thread may wait for others (the streaming engine's call), when there are groups
+    assert split == [call != "scores_ungrouped"]

@@ -32,12 +32,14 @@ Running sums of those integers, read at the end of each score, are the points'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import polars as pl
 
+from frame_eval._own_thread import FrameFunction, apart, side_by_side
 from frame_eval.classification.packed_points import _G, keys_hash, within_group
 
 __all__ = ["GROUP", "packed_weighted_points"]
@@ -46,13 +48,13 @@ GROUP: Final = _G  # the group numbers of the points
 
 _BIG = pl.UInt128
 _KEY_BITS: Final = 63  # bits of the key for the group number and the units together
-_UNIT_BITS: Final = 51  # at most (n max(w) 2^k < 2^53 leaves at most 51 for 2 rows or more)
+_UNIT_BITS: Final = 51  # at most
 _RUNS, _HASH = "__fe_runs", "__fe_hash"
 
 
 def packed_weighted_points(
     rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str, weight: str, exponent: int,
-    *, with_score: bool = True, in_key_order: bool = True,
+    *, with_score: bool = True, in_key_order: bool = True, then: FrameFunction | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """(``[GROUP, *keys]`` every group of ``rows``; ``[GROUP, <score>, tp, fp, _P, _N]`` one point per
     distinct score among the group's rows of weight above 0, each group's points together, threshold
@@ -66,14 +68,108 @@ def packed_weighted_points(
     score column is left out with ``with_score=False``. With ``in_key_order`` the groups are numbered
     from 0 in the keys' order and their points come in that order; else a group's number is the top bits
     of a hash of its keys when no two groups share them (no join of every row to the groups), and the
-    groups come in no set order.
+    groups come in no set order. ``then``, when given, is applied to the points of each part of the
+    groups (whole groups; the parts are measured side by side), and its results, put together, come
+    in place of the points.
     """
     keys = list(keys)
-    layout = _Layout.of(rows, keys, weight, exponent, in_key_order)
-    if layout is None:
+    unit_bits = _unit_bits(rows, weight, exponent)
+    if unit_bits is None:
         return None
+    groups, packed, guess = None, None, None
+    if keys and not in_key_order:
+        # numbered by the top bits of the keys' hash, as they are unless two groups share them: the keys
+        # made while the groups are listed (each on a core of its own, where it can)
+        guess = _Layout(pl.DataFrame(), _KEY_BITS - unit_bits, unit_bits, 0)
+        packed, groups = side_by_side(
+            [lambda: _keys(rows, keys, positive, score, weight, exponent, guess),
+             lambda: _distinct(rows, keys)],
+            rows.height,
+        )
+    layout = _Layout.of(rows, keys, weight, exponent, unit_bits, groups, in_key_order)
+    if guess is None or (layout.hash_bits, layout.shift) != (guess.hash_bits, guess.shift):
+        packed = _keys(rows, keys, positive, score, weight, exponent, layout)
+    if packed is None:  # a weight that is not whole units (or a null score or label: refused)
+        return None
+    # the groups in two parts of about as many keys, each sorted and read on a core of its own (a sort on
+    # one core costs less in all than a sort on two), when the parts can run at once
+    group_shift = 128 - (_KEY_BITS - layout.unit_bits)  # a key's group: its bits from here up
+    boundary = _middle_group(packed, group_shift) if apart(packed.len()) else None
+
+    def measured(part: Callable[[pl.Series], pl.Series] | None) -> pl.DataFrame:
+        keys = packed if part is None else packed.filter(part(packed))  # (filtered on the part's own core)
+        keys = keys.sort(multithreaded=part is None)
+        points = _points(keys, layout, exponent, score if with_score else None)
+        return points if then is None else then(points)
+
+    parts: list[Callable[[pl.Series], pl.Series] | None] = [None]
+    if boundary is not None:  # the keys below it, and the rest
+        parts = [lambda keys: keys < boundary, lambda keys: keys >= boundary]
+    measures = side_by_side([functools.partial(measured, part) for part in parts], packed.len())
+    return layout.groups, measures[0] if len(measures) == 1 else pl.concat(measures)
+
+
+def _middle_group(packed: pl.Series, group_shift: int) -> pl.Series | None:
+    """The first key of a group (as a Series of one) that splits ``packed``'s keys into two parts of whole
+    groups of about as many keys: its middle key's group, or the next (estimated from every 1024th key);
+    None when the keys below it or those from it up would be none."""
+    sample = packed.gather_every(max(packed.len() // 1024, 1)).sort()
+    middle = sample[sample.len() // 2]
+    start = middle >> group_shift << group_shift  # the first key its group can have
+    boundary = start if start > sample[0] else start + (1 << group_shift)
+    return pl.Series([boundary], dtype=_BIG) if boundary <= sample[-1] else None
+
+
+def _points(packed: pl.Series, layout: _Layout, exponent: int, score: str | None) -> pl.DataFrame:
+    """``[GROUP, <score>, tp, fp, _P, _N]`` of :func:`packed_weighted_points` from sorted keys (the score
+    left out without a name)."""
     unit_bits = layout.unit_bits
-    group_bits = _KEY_BITS - unit_bits
+    # a run of equal keys: its block (the group's number times 2^64 plus the score's order turned
+    # round), its label and units
+    value, block = pl.col("value"), pl.col("_block")
+    low = (value % pl.lit(1 << (1 + unit_bits), _BIG)).cast(pl.UInt64)
+    positives = low >= _power(unit_bits)
+    added = (low % _power(unit_bits)).cast(pl.Int64) * pl.col("len").cast(pl.Int64)
+    runs = packed.rle().struct.unnest().lazy().select(
+        (value // pl.lit(1 << (1 + unit_bits), _BIG)).alias("_block"),
+        pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
+        pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
+    )
+    runs = runs.filter((block != block.shift(-1)).fill_null(True)).with_columns(  # each score's last run
+        (block // pl.lit(1 << 64, _BIG)).cast(layout.groups.schema[GROUP]).alias(GROUP)
+    )
+    g = pl.col(GROUP)
+    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
+
+    def within(name: str) -> pl.Expr:  # the group's own running sum of units, as a double
+        return within_group(pl.col(name), first).cast(pl.Float64)
+
+    unit = 2.0 ** (layout.shift - exponent)  # a power of two: units times it are sums of weights, exactly
+    down = (block % pl.lit(1 << 64, _BIG)).cast(pl.UInt64)
+    points = runs.select(
+        g, *([] if score is None else [_score_of_down(down).alias(score)]),
+        (within("tp") * unit).alias("tp"), (within("fp") * unit).alias("fp"),
+    ).with_columns(
+        pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
+        pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
+    )
+    return points.collect(engine="in-memory")
+
+
+def _unit_bits(rows: pl.DataFrame, weight: str, exponent: int) -> int | None:
+    """The bits of the largest weight's units, or None when more than 51 (:func:`_key` adds ``2^u`` to
+    them below ``2^53``; ``n max(w) 2^k < 2^53`` leaves at most 51 for 2 rows or more)."""
+    largest = rows.get_column(weight).max() if rows.height else None
+    unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
+    return unit_bits if unit_bits <= _UNIT_BITS else None
+
+
+def _keys(
+    rows: pl.DataFrame, keys: list[str], positive: str, score: str, weight: str, exponent: int,
+    layout: _Layout,
+) -> pl.Series | None:
+    """The keys of the rows of weight above 0; None when a weight is not whole units (a null key)."""
+    group_bits = _KEY_BITS - layout.unit_bits
     weighted = rows.lazy().filter(pl.col(weight) != 0)
     if layout.hash_bits:  # the hash's top bits in place: the number times 2^(64 - group_bits)
         placed = keys_hash(keys) & pl.lit(((1 << group_bits) - 1) << (64 - group_bits), pl.UInt64)
@@ -82,48 +178,10 @@ def packed_weighted_points(
         placed = pl.col(GROUP).cast(pl.UInt64) * _power(64 - group_bits)
     else:
         placed = pl.lit(0, pl.UInt64)
-    key = _key(placed, positive, score, weight, exponent - layout.shift, unit_bits)
+    key = _key(placed, positive, score, weight, exponent - layout.shift, layout.unit_bits)
     # (the streaming engine makes the keys on every core, with fewer passes over memory)
     packed = weighted.select(key.alias(_RUNS)).collect(engine="streaming").get_column(_RUNS)
-    if packed.null_count():  # a weight that is not whole units (or a null score or label: refused)
-        return None
-    runs = packed.sort().rle().struct.unnest()
-    # the key's halves again: the group and the top bits of the score's order; the rest of the order, the
-    # label and the units
-    value = pl.col("value")
-    runs = runs.select(
-        (value // pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias("_hi"),
-        (value % pl.lit(1 << 64, _BIG)).cast(pl.UInt64).alias("_lo"),
-        pl.col("len").cast(pl.Int64),
-    )
-    high, low = pl.col("_hi"), pl.col("_lo")
-    positives = (low // _power(unit_bits)) % 2 == 1
-    added = (low % _power(unit_bits)).cast(pl.Int64) * pl.col("len")
-    down = (high % _power(64 - group_bits)) * _power(group_bits) + low // _power(1 + unit_bits)
-    down = pl.when(down == _HALF).then(pl.lit(_HALF - 1, pl.UInt64)).otherwise(down)  # -0.0 is 0.0
-    runs = runs.select(
-        (high // _power(64 - group_bits)).cast(layout.groups.schema[GROUP]).alias(GROUP),
-        down.alias("_down"),
-        pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
-        pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
-    )
-    g, down = pl.col(GROUP), pl.col("_down")
-    runs = runs.filter(((g != g.shift(-1)) | (down != down.shift(-1))).fill_null(True))
-    first, last = (g != g.shift(1)).fill_null(True), (g != g.shift(-1)).fill_null(True)
-
-    def within(name: str) -> pl.Expr:  # the group's own running sum of units, as a double
-        return within_group(pl.col(name), first).cast(pl.Float64)
-
-    unit = 2.0 ** (layout.shift - exponent)  # a power of two: units times it are sums of weights, exactly
-    points = runs.select(
-        g, *([_score_of_down(down).alias(score)] if with_score else []),
-        (within("tp") * unit).alias("tp"), (within("fp") * unit).alias("fp"),
-    )
-    points = points.with_columns(
-        pl.when(last).then(pl.col("tp")).backward_fill().alias("_P"),
-        pl.when(last).then(pl.col("fp")).backward_fill().alias("_N"),
-    )
-    return layout.groups, points
+    return None if packed.null_count() else packed
 
 
 def _power(bits: int) -> pl.Expr:
@@ -141,7 +199,7 @@ def _key(placed: pl.Expr, positive: str, score: str, weight: str, exponent: int,
 
     The score's order is reversed (an ascending sort puts the highest score first): a double's bits
     read as an unsigned integer, the negative ones' in their order above the others', the others'
-    turned round (so -0.0 sorts next below 0.0; the runs read it as 0.0). The label and the units are
+    turned round (-0.0 as 0.0). The label and the units are
     added in floating point: ``x = w 2^exponent`` (a whole number below ``2^u``) plus ``2^52``, plus
     ``2^u`` for a positive, lies in ``[2^52, 2^53)``, where the doubles are the whole numbers, so its
     bits less ``2^52``'s are ``label 2^u + x`` when ``x`` is whole; when it is not, the sum rounds, and
@@ -149,7 +207,8 @@ def _key(placed: pl.Expr, positive: str, score: str, weight: str, exponent: int,
     """
     group_bits = _KEY_BITS - unit_bits
     raw = pl.col(score).reinterpret(dtype=pl.UInt64)
-    down = pl.when(raw >= _HALF).then(raw).otherwise(pl.lit(_HALF - 1, pl.UInt64) - raw)
+    below = pl.lit(_HALF - 1, pl.UInt64)  # (the sign bit cleared: -0.0 as 0.0)
+    down = pl.when(raw > _HALF).then(raw).otherwise(below - (raw & below))
     high = placed + down // _power(group_bits)
     offset = pl.when(pl.col(positive)).then(pl.lit(_FLOAT_WHOLE + 2.0**unit_bits)).otherwise(
         pl.lit(_FLOAT_WHOLE)
@@ -180,15 +239,13 @@ class _Layout:
 
     @classmethod
     def of(
-        cls, rows: pl.DataFrame, keys: list[str], weight: str, exponent: int, in_key_order: bool
-    ) -> _Layout | None:
-        """None when the units need more than 51 bits (:func:`_key` adds ``2^u`` to them below ``2^53``)."""
-        largest = rows.get_column(weight).max() if rows.height else None
-        unit_bits = max(int(largest * 2.0**exponent).bit_length(), 1) if largest else 1  # type: ignore[operator]
-        if unit_bits > _UNIT_BITS:
-            return None
+        cls, rows: pl.DataFrame, keys: list[str], weight: str, exponent: int, unit_bits: int,
+        groups: pl.DataFrame | None, in_key_order: bool,
+    ) -> _Layout:
+        """The layout of ``rows``' keys; ``groups`` their groups' keys (:func:`_distinct`), when listed."""
         shift = 0
-        groups = _distinct(rows, keys) if keys else None
+        if keys and groups is None:
+            groups = _distinct(rows, keys)
         if groups is not None and not in_key_order:
             hashes = groups.with_columns(keys_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
             apart = _apart(hashes, _KEY_BITS - unit_bits)
