@@ -262,22 +262,20 @@ def test_the_calls_then_give_the_ordered_paths_frame(
     assert got.height and got.equals(ordered) and packed == [df.height]
 
 
-def test_the_keys_split_into_two_parts_of_whole_groups() -> None:
-    shift = 100  # a key's group: its bits from here up
+def test_the_rows_split_into_two_parts_of_whole_groups() -> None:
     rng = np.random.default_rng(4)
-    keys = pl.Series(packed_weighted._RUNS, [(g << shift) + r for g, r in zip(
-        rng.integers(0, 1 << 20, 5000).tolist(), rng.integers(0, 1 << 60, 5000).tolist(), strict=True
-    )], dtype=pl.UInt128)
-    boundary = packed_weighted._middle_group(keys, shift)
-    assert boundary is not None
-    low, high = keys.filter(keys < boundary), keys.filter(keys >= boundary)
-    assert abs(low.len() - high.len()) < 500  # (a sample's middle)
-    assert low.max() >> shift < high.min() >> shift  # type: ignore[operator]  # whole groups
-    one = keys.to_frame().select(pl.col(packed_weighted._RUNS) % (1 << shift)).to_series()  # all in group 0
-    last = one.to_frame().select(  # every key in the last group
-        pl.col(packed_weighted._RUNS) + pl.lit(((1 << 28) - 1) << shift, pl.UInt128)
-    ).to_series()
-    assert all(packed_weighted._middle_group(part, shift) is None for part in (one, last))
+    n = 50_000
+    df = pl.DataFrame({"g": rng.integers(0, 300, n), "w": np.floor(rng.random(n) * 4) / 4})
+    guess = packed_weighted._Layout(pl.DataFrame(), 40, 23, 0)  # 40 bits of hash number the groups
+    parts = packed_weighted._parts(df, ["g"], "w", guess)
+    assert len(parts) == 2 and parts[0][0] is None and parts[1][1] is None and parts[0][1] == parts[1][0]
+    placed = df.filter(pl.col("w") != 0).select(packed_weighted._placed(["g"], guess)).to_series()
+    low, high = placed < parts[0][1], placed >= parts[0][1]  # type: ignore[operator]
+    assert abs(low.sum() - high.sum()) < 0.1 * placed.len()  # about as many rows (a sample's middle)
+    sides = df.filter(pl.col("w") != 0).with_columns(low.alias("low"))
+    sides = sides.group_by("g").agg(pl.col("low").n_unique())
+    assert sides["low"].max() == 1  # whole groups
+    assert packed_weighted._parts(df.with_columns(g=pl.lit(7)), ["g"], "w", guess) == [None]  # one group
 
 
 @pytest.mark.parametrize("call", list(CALLS))
@@ -286,13 +284,11 @@ def test_two_parts_measured_side_by_side_give_one_parts_frame(
 ) -> None:
     df = frame(8, "quarters", n=5000).with_columns(pl.col("h").fill_null("c"))
     want = CALLS[call](df.lazy()).collect()  # (too few rows to split)
-    split: list[bool] = []
-    real = packed_weighted._middle_group
-    monkeypatch.setattr(
-        packed_weighted, "_middle_group", lambda *a: split.append(real(*a) is not None) or real(*a)
-    )
+    split: list[int] = []
+    real = packed_weighted._parts
+    monkeypatch.setattr(packed_weighted, "_parts", lambda *a: split.append(len(real(*a))) or real(*a))
     monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
     for engine in ("in-memory", "streaming"):
         assert CALLS[call](df.lazy()).collect(engine=engine).equals(want)  # type: ignore[call-overload]
-    # split where the thread may wait for others (the streaming engine's call), when there are groups
-    assert split == [call != "scores_ungrouped"]
+    # split where the thread may wait for others (the streaming engine's call), for the scores' groups
+    assert split == ([2] if call == "scores" else [])

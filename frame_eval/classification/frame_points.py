@@ -137,7 +137,7 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
     def areas(points: pl.DataFrame) -> pl.DataFrame:
         # (the streaming engine calls the area sums' frame function on this thread, which may then sum
         # the columns side by side: the in-memory engine calls it on a worker of its own, one at a time)
-        return _group_areas(points.lazy(), names).collect(engine="streaming")
+        return _group_areas(points.lazy(), names).collect(engine="in-memory")
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
         packed, exponent = _packed_points(

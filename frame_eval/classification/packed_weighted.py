@@ -33,7 +33,7 @@ Running sums of those integers, read at the end of each score, are the points'
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -49,7 +49,7 @@ GROUP: Final = _G  # the group numbers of the points
 _BIG = pl.UInt128
 _KEY_BITS: Final = 63  # bits of the key for the group number and the units together
 _UNIT_BITS: Final = 51  # at most
-_RUNS, _HASH = "__fe_runs", "__fe_hash"
+_RUNS, _HASH, _PLACED, _KEPT = "__fe_runs", "__fe_hash", "__fe_placed", "__fe_kept"
 
 
 def packed_weighted_points(
@@ -76,53 +76,69 @@ def packed_weighted_points(
     unit_bits = _unit_bits(rows, weight, exponent)
     if unit_bits is None:
         return None
-    groups, packed, guess = None, None, None
+    options = {"named": score if with_score else None, "then": then}
     if keys and not in_key_order:
-        # numbered by the top bits of the keys' hash, as they are unless two groups share them: the keys
-        # made while the groups are listed (each on a core of its own, where it can)
-        guess = _Layout(pl.DataFrame(), _KEY_BITS - unit_bits, unit_bits, 0)
-        packed, groups = side_by_side(
-            [lambda: _keys(rows, keys, positive, score, weight, exponent, guess),
-             lambda: _distinct(rows, keys)],
-            rows.height,
-        )
-    layout = _Layout.of(rows, keys, weight, exponent, unit_bits, groups, in_key_order)
-    if guess is None or (layout.hash_bits, layout.shift) != (guess.hash_bits, guess.shift):
-        packed = _keys(rows, keys, positive, score, weight, exponent, layout)
-    if packed is None:  # a weight that is not whole units (or a null score or label: refused)
+        # numbered by the top bits of the keys' hash, as they are unless two groups share them: measured
+        # while the groups are listed, and, where the work can run at once, in two parts of whole groups
+        # of about as many rows, each made, sorted (on one core: less work in all than a sort on two) and
+        # read on a core of its own
+        guess = _Layout(pl.DataFrame(schema={GROUP: pl.UInt64}), _KEY_BITS - unit_bits, unit_bits, 0)
+        parts = _parts(rows, keys, weight, guess) if apart(rows.height) else [None]
+        *measures, groups = side_by_side([
+            *(functools.partial(_measured, rows, keys, positive, score, weight, exponent, guess, part,
+                                **options) for part in parts),
+            functools.partial(_distinct, rows, keys),
+        ], rows.height)
+        layout = _Layout.of(rows, keys, weight, exponent, unit_bits, groups, in_key_order)
+        if (layout.hash_bits, layout.shift) == (guess.hash_bits, guess.shift):
+            return _together(layout.groups, measures)
+    else:
+        layout = _Layout.of(rows, keys, weight, exponent, unit_bits, None, in_key_order)
+    measured = _measured(rows, keys, positive, score, weight, exponent, layout, None, **options)
+    return _together(layout.groups, [measured])
+
+
+def _together(
+    groups: pl.DataFrame, measures: list[pl.DataFrame | None]
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    if any(measured is None for measured in measures):  # a weight that is not whole units
         return None
-    # the groups in two parts of about as many keys, each sorted and read on a core of its own (a sort on
-    # one core costs less in all than a sort on two), when the parts can run at once
-    group_shift = 128 - (_KEY_BITS - layout.unit_bits)  # a key's group: its bits from here up
-    boundary = _middle_group(packed, group_shift) if apart(packed.len()) else None
-
-    def measured(part: Callable[[pl.Series], pl.Series] | None) -> pl.DataFrame:
-        keys = packed if part is None else packed.filter(part(packed))  # (filtered on the part's own core)
-        keys = keys.sort(multithreaded=part is None)
-        points = _points(keys, layout, exponent, score if with_score else None)
-        return points if then is None else then(points)
-
-    parts: list[Callable[[pl.Series], pl.Series] | None] = [None]
-    if boundary is not None:  # the keys below it, and the rest
-        parts = [lambda keys: keys < boundary, lambda keys: keys >= boundary]
-    measures = side_by_side([functools.partial(measured, part) for part in parts], packed.len())
-    return layout.groups, measures[0] if len(measures) == 1 else pl.concat(measures)
+    return groups, measures[0] if len(measures) == 1 else pl.concat(measures)  # type: ignore[arg-type]
 
 
-def _middle_group(packed: pl.Series, group_shift: int) -> pl.Series | None:
-    """The first key of a group (as a Series of one) that splits ``packed``'s keys into two parts of whole
-    groups of about as many keys: its middle key's group, or the next (estimated from every 1024th key);
-    None when the keys below it or those from it up would be none."""
-    sample = packed.gather_every(max(packed.len() // 1024, 1)).sort()
-    middle = sample[sample.len() // 2]
-    start = middle >> group_shift << group_shift  # the first key its group can have
-    boundary = start if start > sample[0] else start + (1 << group_shift)
-    return pl.Series([boundary], dtype=_BIG) if boundary <= sample[-1] else None
+_Part = tuple[int | None, int | None]  # the rows whose group, in place in the key, is in [low, high)
 
 
-def _points(packed: pl.Series, layout: _Layout, exponent: int, score: str | None) -> pl.DataFrame:
-    """``[GROUP, <score>, tp, fp, _P, _N]`` of :func:`packed_weighted_points` from sorted keys (the score
-    left out without a name)."""
+def _measured(
+    rows: pl.DataFrame, keys: list[str], positive: str, score: str, weight: str, exponent: int,
+    layout: _Layout, part: _Part | None, *, named: str | None, then: FrameFunction | None,
+) -> pl.DataFrame | None:
+    """The points (the score column ``named``, or left out) of the part's groups (all without one), or
+    ``then`` of them; None when a weight is not whole units."""
+    packed = _keys(rows, keys, positive, score, weight, exponent, layout, part)
+    if packed is None:
+        return None
+    runs = packed.sort(multithreaded=part is None).rle().struct.unnest()
+    del packed  # (the keys let go once read as runs)
+    points = _points(runs, layout, exponent, named)
+    return points if then is None else then(points)
+
+
+def _parts(rows: pl.DataFrame, keys: list[str], weight: str, layout: _Layout) -> list[_Part | None]:
+    """Two parts of whole groups split at the group of the middle row of weight above 0 (estimated from
+    every 1024th row), the lower groups first; ``[None]`` (all rows) when one would be empty."""
+    sample = rows.gather_every(max(rows.height // 1024, 1)).filter(pl.col(weight) != 0)
+    placed = sample.select(_placed(keys, layout).sort()).to_series()
+    if placed.len() < 2:
+        return [None]
+    middle = placed[placed.len() // 2]
+    boundary = middle if middle > placed[0] else middle + (1 << (64 - (_KEY_BITS - layout.unit_bits)))
+    return [(None, boundary), (boundary, None)] if boundary <= placed[-1] else [None]
+
+
+def _points(runs: pl.DataFrame, layout: _Layout, exponent: int, score: str | None) -> pl.DataFrame:
+    """``[GROUP, <score>, tp, fp, _P, _N]`` of :func:`packed_weighted_points` from the runs of equal sorted
+    keys (``[len, value]``; the score left out without a name)."""
     unit_bits = layout.unit_bits
     # a run of equal keys: its block (the group's number times 2^64 plus the score's order turned
     # round), its label and units
@@ -130,7 +146,7 @@ def _points(packed: pl.Series, layout: _Layout, exponent: int, score: str | None
     low = (value % pl.lit(1 << (1 + unit_bits), _BIG)).cast(pl.UInt64)
     positives = low >= _power(unit_bits)
     added = (low % _power(unit_bits)).cast(pl.Int64) * pl.col("len").cast(pl.Int64)
-    runs = packed.rle().struct.unnest().lazy().select(
+    runs = runs.lazy().select(
         (value // pl.lit(1 << (1 + unit_bits), _BIG)).alias("_block"),
         pl.when(positives).then(added).otherwise(0).cum_sum().alias("tp"),
         pl.when(positives).then(0).otherwise(added).cum_sum().alias("fp"),
@@ -164,15 +180,30 @@ def _unit_bits(rows: pl.DataFrame, weight: str, exponent: int) -> int | None:
     return unit_bits if unit_bits <= _UNIT_BITS else None
 
 
+def _placed(keys: list[str], layout: _Layout) -> pl.Expr:
+    """A row's group number by the top bits of its keys' hash, in place: times ``2^(64 - group bits)``."""
+    group_bits = _KEY_BITS - layout.unit_bits
+    return keys_hash(keys) & pl.lit(((1 << group_bits) - 1) << (64 - group_bits), pl.UInt64)
+
+
 def _keys(
     rows: pl.DataFrame, keys: list[str], positive: str, score: str, weight: str, exponent: int,
-    layout: _Layout,
+    layout: _Layout, part: _Part | None = None,
 ) -> pl.Series | None:
-    """The keys of the rows of weight above 0; None when a weight is not whole units (a null key)."""
+    """The keys of the rows of weight above 0 (of the part's groups, numbered by their hash); None when a
+    weight is not whole units (a null key)."""
     group_bits = _KEY_BITS - layout.unit_bits
-    weighted = rows.lazy().filter(pl.col(weight) != 0)
-    if layout.hash_bits:  # the hash's top bits in place: the number times 2^(64 - group_bits)
-        placed = keys_hash(keys) & pl.lit(((1 << group_bits) - 1) << (64 - group_bits), pl.UInt64)
+    weighted, kept = rows.lazy(), pl.col(weight) != 0
+    if layout.hash_bits:
+        placed = _placed(keys, layout)
+        if part is not None:  # (every row's hash made first: the rows are filtered, not their strings)
+            weighted, placed = weighted.with_columns(placed.alias(_PLACED)), pl.col(_PLACED)
+            low, high = part
+            if low is not None:
+                kept &= placed >= pl.lit(low, pl.UInt64)
+            if high is not None:
+                kept &= placed < pl.lit(high, pl.UInt64)
+            weighted, kept = weighted.with_columns(kept.alias(_KEPT)), pl.col(_KEPT)
     elif keys:
         weighted = weighted.join(layout.groups.lazy(), on=keys, how="left", nulls_equal=True)
         placed = pl.col(GROUP).cast(pl.UInt64) * _power(64 - group_bits)
@@ -180,7 +211,7 @@ def _keys(
         placed = pl.lit(0, pl.UInt64)
     key = _key(placed, positive, score, weight, exponent - layout.shift, layout.unit_bits)
     # (the streaming engine makes the keys on every core, with fewer passes over memory)
-    packed = weighted.select(key.alias(_RUNS)).collect(engine="streaming").get_column(_RUNS)
+    packed = weighted.filter(kept).select(key.alias(_RUNS)).collect(engine="streaming").get_column(_RUNS)
     return None if packed.null_count() else packed
 
 
