@@ -10,12 +10,14 @@ with the usual call, with every frame function run where polars calls it instead
 of its own (``frame_eval._own_thread``; a revision without it skips this). Run it with
 ``PYTHONPATH`` pointing at two checkouts in turn to compare revisions. With ``--weighted``, the
 call takes ``weight="w"``, ``w = floor(1000 prob) mod 4 / 4`` as in ``added_parts.py`` (a quarter of
-the weights 0), and the sort of the unweighted keys alone is left out.
+the weights 0); the sort of the unweighted keys alone is left out, and the weighted path's steps are
+timed one at a time instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -65,6 +67,9 @@ def main() -> None:
         from frame_eval import _own_thread
     except ImportError:
         return
+    if weight:
+        with contextlib.suppress(ImportError, AttributeError):  # (a revision without these steps)
+            _weighted_steps(preds, args.repeat)
     from frame_eval.classification import packed_points as pp
 
     # the sort of the packed keys alone: outside a plan, and in a streaming plan's frame function, run
@@ -96,6 +101,47 @@ def main() -> None:
     for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
         wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
         print(f"{name}, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+
+
+def _weighted_steps(preds: pl.DataFrame, repeat: int) -> None:
+    """The weighted path's steps one at a time, on this thread (best of ``repeat``): its checks of the
+    weights, the list of groups, the packed keys on either engine, their sort whole (on every core and
+    on one) and in one part of about half the rows (as the call splits them), and that part's points
+    and areas."""
+    from frame_eval.classification import exact_weights, frame_points
+    from frame_eval.classification import packed_weighted as pw
+
+    rows = preds.select("model", pl.col("label").alias("y"), pl.col("prob").alias("s"), "w")
+    k = exact_weights.bounded_exponent(rows["w"])
+    unit_bits = pw._unit_bits(rows, "w", k)
+    guess = pw._Layout(pl.DataFrame(schema={pw.GROUP: pl.UInt64}), pw._KEY_BITS - unit_bits, unit_bits, 0)
+    plan = rows.lazy().filter(pl.col("w") != 0).select(
+        pw._key(pw._placed(["model"], guess), "y", "s", "w", k, unit_bits).alias("_key")
+    )
+    packed = plan.collect(engine="streaming").get_column("_key")
+    part = pw._parts(rows, ["model"], "w", guess)[0]
+    half = pw._keys(rows, ["model"], "y", "s", "w", k, guess, part)
+    runs = half.sort(multithreaded=False).rle().struct.unnest()
+    points = pw._points(runs, guess, k, None)
+    print(f"weighted steps: {packed.len()} keys of weight above 0, {half.len()} in the first part")
+    for label, step in (
+        ("bound of the weights (null, NaN, min, max)", lambda: exact_weights.bounded_exponent(rows["w"])),
+        ("every check of the weights (exact_sums)", lambda: exact_weights.exact_sums(rows["w"])),
+        ("the groups (unique model strings)", lambda: pw._distinct(rows, ["model"])),
+        ("keys, streaming engine", lambda: plan.collect(engine="streaming")),
+        ("keys, in-memory engine", lambda: plan.collect(engine="in-memory")),
+        ("sort of all keys, every core", lambda: packed.sort()),
+        ("sort of all keys, one core", lambda: packed.sort(multithreaded=False)),
+        ("a part's keys (its own streaming pass)", lambda: pw._keys(
+            rows, ["model"], "y", "s", "w", k, guess, part)),
+        ("a part's sort, one core", lambda: half.sort(multithreaded=False)),
+        ("a part's sort and runs, one core", lambda: half.sort(multithreaded=False).rle()),
+        ("a part's points from its runs", lambda: pw._points(runs, guess, k, None)),
+        ("a part's areas (ROC AUC, AP)", lambda: frame_points._group_areas(
+            points.lazy(), ["ROC_AUC", "average_precision"]).collect(engine="in-memory")),
+    ):
+        wall, cpu = best(step, repeat)
+        print(f"  {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
 
 
 if __name__ == "__main__":
