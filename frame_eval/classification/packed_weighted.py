@@ -27,7 +27,11 @@ together, scores descending; a run of equal keys is a number of rows of one
 Running sums of those integers, read at the end of each score, are the points'
 ``tp`` and ``fp`` in units; times ``2^-k`` they are the sums of the weights
 (exact: below ``2^53`` units). No row is moved with a payload; rows of weight
-0 are left out, as scikit-learn leaves them out of its curves.
+0 are left out, as scikit-learn leaves them out of its curves. Numbered by
+the hash, the groups are listed while their keys are made and, where the work
+can run at once, the rows go in two parts of whole groups (split at a row
+sample's middle group), each part's keys made, sorted on one core and read on
+a core of its own: every group's sums are those of one sort of all keys.
 """
 
 from __future__ import annotations
