@@ -1,6 +1,6 @@
 """One ``.ireval.scores(..., by="model", metrics=["ROC_AUC", "AP"])`` call, timed in this process.
 
-    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5]
+    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5] [--weighted]
     PYTHONPATH=<checkout of another revision> python benchmarks/scores_call.py
 
 Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
@@ -8,12 +8,16 @@ Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Pa
 given no checks), to tell the cost of the checks from the cost of the areas; and, taking turns
 with the usual call, with every frame function run where polars calls it instead of on a thread
 of its own (``frame_eval._own_thread``; a revision without it skips this). Run it with
-``PYTHONPATH`` pointing at two checkouts in turn to compare revisions.
+``PYTHONPATH`` pointing at two checkouts in turn to compare revisions. With ``--weighted``, the
+call takes ``weight="w"``, ``w = floor(1000 prob) mod 4 / 4`` as in ``added_parts.py`` (a quarter of
+the weights 0); the sort of the unweighted keys alone is left out, and the weighted path's steps are
+timed one at a time instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,36 +39,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--weighted", action="store_true", help='scores(..., weight="w")')
     args = parser.parse_args()
     import frame_eval
     from frame_eval import _checks
 
     preds = pl.read_parquet(args.data / "predictions.parquet")
+    weight = "w" if args.weighted else None
+    if weight:
+        preds = preds.with_columns((((pl.col("prob") * 1000.0).floor() % 4.0) * 0.25).alias(weight))
 
     def call() -> object:
-        return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"])
+        return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"], weight=weight)
 
     print(f"frame_eval from {Path(frame_eval.__file__).parent}")
     wall, cpu = best(call, args.repeat)
-    print(f"scores: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    name = "weighted scores" if weight else "scores"
+    print(f"{name}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
     attach = _checks.attach
     _checks.attach = lambda result, problems, *rest, **options: attach(result, [], *rest, **options)
     try:
         wall, cpu = best(call, args.repeat)
     finally:
         _checks.attach = attach
-    print(f"scores without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+    print(f"{name} without the data checks: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
     try:
         from frame_eval import _own_thread
     except ImportError:
         return
+    if weight:
+        with contextlib.suppress(ImportError, AttributeError):  # (a revision without these steps)
+            _weighted_steps(preds, args.repeat)
     from frame_eval.classification import packed_points as pp
 
     # the sort of the packed keys alone: outside a plan, and in a streaming plan's frame function, run
     # where called and on a thread of its own
     packed = preds.select(
         (pl.col("model").hash() // 2).alias(pp._G), pl.col("label").alias(pp._L), pl.col("prob").alias(pp._S)
-    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") else None
+    ).select(pp.packed_key().alias("_key")) if hasattr(pp, "packed_key") and not weight else None
     if packed is not None:
         def sort(frame: pl.DataFrame) -> pl.DataFrame:
             return frame.get_column("_key").sort(descending=True).to_frame()
@@ -88,7 +100,48 @@ def main() -> None:
         _own_thread.OWN_THREAD_ROWS = rows
     for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
         wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
-        print(f"scores, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+        print(f"{name}, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+
+
+def _weighted_steps(preds: pl.DataFrame, repeat: int) -> None:
+    """The weighted path's steps one at a time, on this thread (best of ``repeat``): its checks of the
+    weights, the list of groups, the packed keys on either engine, their sort whole (on every core and
+    on one) and in one part of about half the rows (as the call splits them), and that part's points
+    and areas."""
+    from frame_eval.classification import exact_weights, frame_points
+    from frame_eval.classification import packed_weighted as pw
+
+    rows = preds.select("model", pl.col("label").alias("y"), pl.col("prob").alias("s"), "w")
+    k = exact_weights.bounded_exponent(rows["w"])
+    unit_bits = pw._unit_bits(rows, "w", k)
+    guess = pw._Layout(pl.DataFrame(schema={pw.GROUP: pl.UInt64}), pw._KEY_BITS - unit_bits, unit_bits, 0)
+    plan = rows.lazy().filter(pl.col("w") != 0).select(
+        pw._key(pw._placed(["model"], guess), "y", "s", "w", k, unit_bits).alias("_key")
+    )
+    packed = plan.collect(engine="streaming").get_column("_key")
+    part = pw._parts(rows, ["model"], "w", guess)[0]
+    half = pw._keys(rows, ["model"], "y", "s", "w", k, guess, part)
+    runs = half.sort(multithreaded=False).rle().struct.unnest()
+    points = pw._points(runs, guess, k, None)
+    print(f"weighted steps: {packed.len()} keys of weight above 0, {half.len()} in the first part")
+    for label, step in (
+        ("bound of the weights (null, NaN, min, max)", lambda: exact_weights.bounded_exponent(rows["w"])),
+        ("every check of the weights (exact_sums)", lambda: exact_weights.exact_sums(rows["w"])),
+        ("the groups (unique model strings)", lambda: pw._distinct(rows, ["model"])),
+        ("keys, streaming engine", lambda: plan.collect(engine="streaming")),
+        ("keys, in-memory engine", lambda: plan.collect(engine="in-memory")),
+        ("sort of all keys, every core", lambda: packed.sort()),
+        ("sort of all keys, one core", lambda: packed.sort(multithreaded=False)),
+        ("a part's keys (its own streaming pass)", lambda: pw._keys(
+            rows, ["model"], "y", "s", "w", k, guess, part)),
+        ("a part's sort, one core", lambda: half.sort(multithreaded=False)),
+        ("a part's sort and runs, one core", lambda: half.sort(multithreaded=False).rle()),
+        ("a part's points from its runs", lambda: pw._points(runs, guess, k, None)),
+        ("a part's areas (ROC AUC, AP)", lambda: frame_points._group_areas(
+            points.lazy(), ["ROC_AUC", "average_precision"]).collect(engine="in-memory")),
+    ):
+        wall, cpu = best(step, repeat)
+        print(f"  {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
 
 
 if __name__ == "__main__":

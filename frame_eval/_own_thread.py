@@ -65,11 +65,16 @@ def _started(call: Callable[[], T]) -> Callable[[], T]:
     return result
 
 
+def apart(rows: int) -> bool:
+    """Whether :func:`side_by_side` would compute pieces of work on about ``rows`` rows at once here."""
+    return rows >= OWN_THREAD_ROWS and _may_wait()
+
+
 def side_by_side(calls: Sequence[Callable[[], T]], rows: int) -> list[T]:
     """The results of ``calls`` (each a piece of polars work on about ``rows`` rows), computed at once,
     each but the first on a thread of its own, when there are at least :data:`OWN_THREAD_ROWS` rows and
     this thread may wait for them; else one after the other here."""
-    if len(calls) < 2 or rows < OWN_THREAD_ROWS or not _may_wait():
+    if len(calls) < 2 or not apart(rows):
         return [call() for call in calls]
     waits = [_started(call) for call in calls[1:]]
     try:

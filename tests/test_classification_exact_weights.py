@@ -51,6 +51,19 @@ def test_exact_sums_refuses_weights_whose_sums_can_round(weights: list[float | N
     assert not exact_sums(pl.Series(weights, dtype=pl.Float64))
 
 
+@pytest.mark.parametrize(("weights", "bounded"), [
+    ([], True), ([0.0, 0.0], True), ([0.1, 0.2], True), ([1.0, float("nan")], False),
+    ([2.0**52, 2.0**52], False), ([2.0**62, 1.0], False), ([1.0, float("inf")], False), ([1.0, -0.25], False),
+    ([1.0, None], False), ([float("nan")], False), ([-0.0, 1.0], True),
+])
+def test_the_bound_is_every_condition_but_whole_units(weights: list[float | None], bounded: bool) -> None:
+    series = pl.Series(weights, dtype=pl.Float64)
+    k = exact_weights.bounded_exponent(series)
+    assert (k is not None) == bounded
+    if bounded and exact_sums(series):
+        assert k == exact_weights.unit_exponent(series)
+
+
 def test_a_refused_total_does_round_so_the_bound_matters() -> None:
     assert (2.0**53 + 1.0) - 2.0**53 == 0.0  # past 2^53 units an addition rounds
     assert (1.0 + 2.0**-60) - 1.0 == 0.0
@@ -83,7 +96,8 @@ CALLS: dict[str, Callable[[pl.LazyFrame], pl.LazyFrame]] = {
 
 
 def ordered_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(exact_weights, "exact_sums", lambda weights: False)
+    # (the bound first: exact_sums reads it, and from frame_points.PACKED_ROWS rows the packed sort does)
+    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
 
 
 @pytest.mark.parametrize("call", list(CALLS))
@@ -99,18 +113,26 @@ def test_both_paths_give_the_same_frame(call: str, seed: int, monkeypatch: pytes
 
 def test_the_patch_reaches_the_check_so_the_test_above_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
-    real = exact_weights.exact_sums
+    bounds: list[int | None] = []
+    real, real_bound = exact_weights.exact_sums, exact_weights.bounded_exponent
 
     def spy(weights: pl.Series) -> bool:
         seen.append(real(weights))
         return seen[-1]
 
+    def bound_spy(weights: pl.Series) -> int | None:
+        bounds.append(real_bound(weights))
+        return bounds[-1]
+
     monkeypatch.setattr(exact_weights, "exact_sums", spy)
+    monkeypatch.setattr(exact_weights, "bounded_exponent", bound_spy)
     for call in CALLS.values():
         for engine in ("in-memory", "streaming"):
             seen.clear()
+            bounds.clear()
             call(exact_frame(1).lazy()).collect(engine=engine)  # type: ignore[arg-type]
-            assert seen == [True]  # checked once per call: the points are made once, however often read
+            # checked once per call: the points are made once, however often read
+            assert seen == [True] and len(bounds) == 1 and bounds[0] is not None
     seen.clear()
     CALLS["scores"](exact_frame(1).with_columns(pl.col("w") * 0.1).lazy()).collect()
     assert seen == [False]

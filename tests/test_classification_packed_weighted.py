@@ -25,6 +25,7 @@ import pytest
 from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval import _own_thread
 from frame_eval.classification import exact_weights, frame_points, packed_weighted
 from frame_eval.classification.exact_weights import exact_sums, unit_exponent, weighted_curve_points
 from frame_eval.classification.packed_weighted import GROUP, packed_weighted_points
@@ -157,7 +158,7 @@ def test_every_way_of_numbering_the_groups_gives_the_ordered_paths_frame(
     df = frame(7, weights).with_columns(pl.col("h").fill_null("c"))  # (the frame methods refuse null keys)
     ordered = pl.DataFrame()
     with monkeypatch.context() as patch:
-        patch.setattr(exact_weights, "exact_sums", lambda weights: False)
+        patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
         ordered = CALLS[call](df.lazy()).collect()
     tries = clashing(monkeypatch, clash)
     got = CALLS[call](df.lazy()).collect()
@@ -232,3 +233,62 @@ def test_a_group_with_every_weight_zero_has_null_values(packed: list[int]) -> No
     assert got.filter(pl.col("g") != 4).null_count().sum_horizontal().item() == 0
     none = df.filter(pl.col("g") == 4).ireval.scores("y", "s", weight="w", metrics=["ROC_AUC"], shape="wide")
     assert none.row(0) == (None,)
+
+
+@pytest.mark.parametrize("row", [0, 777, 1999])
+def test_a_weight_of_no_whole_units_leaves_the_keys_to_the_ordered_path(row: int) -> None:
+    # the bound holds, so the keys are made; the row's units are not whole, so none are sorted
+    df = frame(5, "quarters")
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) == row).then(0.1).otherwise(pl.col("w")).alias("w"))
+    k = exact_weights.bounded_exponent(df["w"])
+    assert k is not None and not exact_sums(df["w"])
+    for in_key_order in (True, False):
+        assert packed_weighted_points(df, ["g"], "y", "s", "w", k, in_key_order=in_key_order) is None
+    good = df.with_columns(pl.col("w").round(0))
+    assert packed_weighted_points(good, ["g"], "y", "s", "w", unit_exponent(good["w"])) is not None
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_the_calls_then_give_the_ordered_paths_frame(
+    call: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
+) -> None:
+    df = frame(6, "quarters").with_columns(pl.col("h").fill_null("c"))
+    df = df.with_columns(pl.when(pl.int_range(pl.len()) == 1500).then(0.1).otherwise(pl.col("w")).alias("w"))
+    got = CALLS[call](df.lazy()).collect()
+    assert packed == [df.height]  # tried
+    with monkeypatch.context() as patch:
+        patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
+        ordered = CALLS[call](df.lazy()).collect()
+    assert got.height and got.equals(ordered) and packed == [df.height]
+
+
+def test_the_rows_split_into_two_parts_of_whole_groups() -> None:
+    rng = np.random.default_rng(4)
+    n = 50_000
+    df = pl.DataFrame({"g": rng.integers(0, 300, n), "w": np.floor(rng.random(n) * 4) / 4})
+    guess = packed_weighted._Layout(pl.DataFrame(), 40, 23, 0)  # 40 bits of hash number the groups
+    parts = packed_weighted._parts(df, ["g"], "w", guess)
+    assert len(parts) == 2 and parts[0][0] is None and parts[1][1] is None and parts[0][1] == parts[1][0]
+    placed = df.filter(pl.col("w") != 0).select(packed_weighted._placed(["g"], guess)).to_series()
+    low, high = placed < parts[0][1], placed >= parts[0][1]  # type: ignore[operator]
+    assert abs(low.sum() - high.sum()) < 0.1 * placed.len()  # about as many rows (a sample's middle)
+    sides = df.filter(pl.col("w") != 0).with_columns(low.alias("low"))
+    sides = sides.group_by("g").agg(pl.col("low").n_unique())
+    assert sides["low"].max() == 1  # whole groups
+    assert packed_weighted._parts(df.with_columns(g=pl.lit(7)), ["g"], "w", guess) == [None]  # one group
+
+
+@pytest.mark.parametrize("call", list(CALLS))
+def test_two_parts_measured_side_by_side_give_one_parts_frame(
+    call: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
+) -> None:
+    df = frame(8, "quarters", n=5000).with_columns(pl.col("h").fill_null("c"))
+    want = CALLS[call](df.lazy()).collect()  # (too few rows to split)
+    split: list[int] = []
+    real = packed_weighted._parts
+    monkeypatch.setattr(packed_weighted, "_parts", lambda *a: split.append(len(real(*a))) or real(*a))
+    monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
+    for engine in ("in-memory", "streaming"):
+        assert CALLS[call](df.lazy()).collect(engine=engine).equals(want)  # type: ignore[call-overload]
+    # split where the thread may wait for others (the streaming engine's call), for the scores' groups
+    assert split == ([2] if call == "scores" else [])

@@ -30,7 +30,7 @@ import polars as pl
 
 from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
 
-__all__ = ["GROUP", "exact_sums", "unit_exponent", "weighted_curve_points", "when_exact"]
+__all__ = ["GROUP", "bounded_exponent", "exact_sums", "unit_exponent", "weighted_curve_points", "when_exact"]
 
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
 
@@ -49,21 +49,35 @@ def exact_sums(weights: pl.Series) -> bool:
     >>> exact_sums(pl.Series([0.1, 0.2]))  # 0.1 is no multiple of a power of two that 0.2 shares in range
     False
     """
-    n = weights.len()
-    if n == 0:
-        return True
-    if weights.null_count() or weights.is_nan().any() or weights.is_infinite().any():
-        return False
-    low, top = weights.min(), weights.max()
-    if low < 0:  # type: ignore[operator]
-        return False
-    if top == 0:
-        return True
-    k = _exponent(n, float(top))  # type: ignore[arg-type]
-    if k < 0:
+    k = bounded_exponent(weights)
+    if k is None:
         return False
     scaled = weights * 2.0**k  # a power of two: exact (the values stay below 2^53)
     return bool((scaled == scaled.floor()).all())
+
+
+def bounded_exponent(weights: pl.Series) -> int | None:
+    """The ``k`` of :func:`exact_sums` (``n max(w) 2^k < 2^53``; 0 when there are no weights or all are
+    0) when its other conditions hold: no null, NaN, infinite or negative weight, and ``k >= 0``; else
+    None. Whether each weight times ``2^k`` is a whole number is left to the caller: a pass over the
+    weights that a caller making keys of them folds into its own.
+
+    >>> import polars as pl
+    >>> bounded_exponent(pl.Series([0.25, 3.5, 0.0, 2.0])), bounded_exponent(pl.Series([1.0, -0.5]))
+    (48, None)
+    """
+    n = weights.len()
+    if n == 0:
+        return 0
+    if weights.null_count() or weights.is_nan().any():  # (polars' == takes NaN as equal to NaN)
+        return None
+    low, top = weights.min(), weights.max()
+    if low is None or not 0.0 <= low <= top < math.inf:  # type: ignore[operator]
+        return None
+    if top == 0:
+        return 0
+    k = _exponent(n, float(top))  # type: ignore[arg-type]
+    return k if k >= 0 else None
 
 
 def _exponent(n: int, top: float) -> int:

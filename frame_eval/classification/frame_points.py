@@ -12,6 +12,7 @@ multi-class areas.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -42,6 +43,22 @@ def _exact_exponent(rows: pl.DataFrame, weight: str) -> int | None:
     return exact_weights.unit_exponent(weights) if exact_weights.exact_sums(weights) else None
 
 
+def _packed_points(
+    rows: pl.DataFrame, keys: list[str], weight: str, **options: Any
+) -> tuple[tuple[pl.DataFrame, pl.DataFrame] | None, int | None]:
+    """(the packed points of :func:`~frame_eval.classification.packed_weighted.packed_weighted_points`
+    when the weights add up exactly in any order and there are at least :data:`PACKED_ROWS` rows, else
+    None; the ``k`` of :func:`_exact_exponent` for the ordered path). From that many rows the weights'
+    bound is checked first and their whole units as the keys are made, one pass fewer."""
+    weights = rows.get_column(weight)
+    exponent = exact_weights.bounded_exponent(weights) if rows.height >= PACKED_ROWS else None
+    if exponent is not None:
+        packed = packed_weighted_points(rows, keys, _POSITIVE, _SCORE, weight, exponent, **options)
+        if packed is not None:
+            return packed, exponent
+    return None, _exact_exponent(rows, weight)
+
+
 def _ordered_points(rows: pl.DataFrame, keys: list[str], weight: str, exponent: int | None) -> pl.DataFrame:
     """``[GROUP_ID, *keys, <score>, tp, fp, _P, _N]`` from each group's rows sorted in an aggregation
     (:func:`~frame_eval.classification.exact_weights.weighted_curve_points`): by score alone when the
@@ -61,10 +78,7 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
     schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        exponent = _exact_exponent(frame, weight)
-        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
-            frame, keys, _POSITIVE, _SCORE, weight, exponent
-        )
+        packed, exponent = _packed_points(frame, keys, weight)
         if packed is None:
             return _ordered_points(frame, keys, weight, exponent)
         groups, points = packed
@@ -72,7 +86,8 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
             points = points.join(groups, on=GROUP_ID, how="left", maintain_order="left")
         return points.select(schema.names())
 
-    return rows.map_batches(run, schema=schema, streamable=False).cache()
+    # (on a thread of its own, so that its polars work runs on every core)
+    return rows.map_batches(on_own_thread(run), schema=schema, streamable=False).cache()
 
 
 def _grouped_counts(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -148,28 +163,31 @@ def weighted_score_measures(scored: pl.LazyFrame, keys: Sequence[str], names: Se
     rows = scored.select(*keys, _POSITIVE, _SCORE, _WEIGHT)
     schema = {**rows.select(keys).collect_schema(), **dict.fromkeys(names, pl.Float64)}
 
+    def areas(points: pl.DataFrame) -> pl.DataFrame:
+        # (the streaming engine calls the area sums' frame function on this thread, which may then sum
+        # the columns side by side: the in-memory engine calls it on a worker of its own, one at a time)
+        return _group_areas(points.lazy(), names).collect(engine="in-memory")
+
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        exponent = _exact_exponent(frame, _WEIGHT)
-        packed = None if exponent is None or frame.height < PACKED_ROWS else packed_weighted_points(
-            frame, keys, _POSITIVE, _SCORE, _WEIGHT, exponent, with_score=False, in_key_order=False
+        packed, exponent = _packed_points(
+            frame, keys, _WEIGHT, with_score=False, in_key_order=False, then=areas
         )
-        if packed is not None:
-            groups, points = packed
+        if packed is not None:  # (the areas of each part of the groups, measured side by side)
+            groups, per_group = packed
         else:  # the groups without points (every weight 0) keep no number: null values
             points = _ordered_points(frame, keys, _WEIGHT, exponent)
             groups = frame.select(keys).unique().join(
                 points.select(GROUP_ID, *keys).unique(GROUP_ID), on=keys, how="left", nulls_equal=True
             ) if keys else pl.DataFrame({GROUP_ID: [0]}, schema={GROUP_ID: pl.UInt32})
-        return _areas_of(points.lazy(), groups.lazy(), keys, names).collect(engine="in-memory")
+            per_group = areas(points)
+        return groups.join(per_group, on=GROUP_ID, how="left").select(*keys, *defined_areas(names))
 
-    return rows.map_batches(run, schema=schema, streamable=False)
+    return rows.map_batches(on_own_thread(run), schema=schema, streamable=False)
 
 
-def _areas_of(
-    points: pl.LazyFrame, groups: pl.LazyFrame, keys: list[str], names: Sequence[str]
-) -> pl.LazyFrame:
-    """``[*keys, *names]`` from points ``[GROUP_ID, tp, fp, _P, _N, ...]`` (each group's together,
-    threshold descending) and ``groups`` ``[GROUP_ID, *keys]`` (one row per group)."""
+def _group_areas(points: pl.LazyFrame, names: Sequence[str]) -> pl.LazyFrame:
+    """``[GROUP_ID, _P, _N, *names]`` from points ``[GROUP_ID, tp, fp, _P, _N, ...]`` (each group's
+    together, threshold descending), one row per group with points."""
     tp, fp = pl.col("tp"), pl.col("fp")
     first = (pl.col(GROUP_ID) != pl.col(GROUP_ID).shift(1)).fill_null(True)
 
@@ -184,7 +202,7 @@ def _areas_of(
     per_group = points.filter(first).select(GROUP_ID, "_P", "_N")
     for part in point_areas(points, names):
         per_group = per_group.join(part, on=GROUP_ID, how="left")
-    return groups.join(per_group, on=GROUP_ID, how="left").select(*keys, *defined_areas(names))
+    return per_group
 
 
 # -- the binary areas of many groups ---------------------------------------------------------------
