@@ -25,6 +25,7 @@ own ``numpy`` generator seeded by the chunk number.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -128,74 +129,67 @@ def write_copies(source: Path, directory: Path, copies: int) -> None:
             renamed.sink_parquet(directory / name / f"part{k}.parquet", row_group_size=1_000_000)
 
 
-def write_classification(path: Path, rows: int, groups: int = 100, seed: int = 20261122) -> None:
-    """Write ``rows`` binary predictions over ``groups`` models to ``path``."""
+def _write_in_chunks(path: Path, rows: int, chunk_frame: Callable[[int, int], pl.DataFrame]) -> None:
+    """Write ``rows`` rows to ``path``, a million at a time: ``chunk_frame(start, n)`` makes each chunk."""
     path.parent.mkdir(parents=True, exist_ok=True)
     chunk = 1_000_000
     writer: pq.ParquetWriter | None = None
     try:
         for start in range(0, rows, chunk):
-            n = min(chunk, rows - start)
-            rng = np.random.default_rng([seed, start])
-            group = rng.integers(0, groups, n)
-            prevalence = 0.05 + 0.4 * group / max(groups - 1, 1)
-            label = rng.random(n) < prevalence
-            signal = rng.normal(0.0, 1.0, n) + np.where(label, 1.2, -0.4) * (0.5 + group / groups)
-            prob = np.round(1.0 / (1.0 + np.exp(-signal)), 4)
-            frame = pl.DataFrame(
-                {
-                    "model": _ids("model", "model_", 3, group),
-                    "label": label,
-                    "prob": prob,
-                    "pred": prob >= 0.5,
-                }
-            )
-            table = frame.to_arrow()
+            table = chunk_frame(start, min(chunk, rows - start)).to_arrow()
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema)
             writer.write_table(table)
     finally:
         if writer is not None:
             writer.close()
+
+
+def write_classification(path: Path, rows: int, groups: int = 100, seed: int = 20261122) -> None:
+    """Write ``rows`` binary predictions over ``groups`` models to ``path``."""
+
+    def chunk_frame(start: int, n: int) -> pl.DataFrame:
+        rng = np.random.default_rng([seed, start])
+        group = rng.integers(0, groups, n)
+        prevalence = 0.05 + 0.4 * group / max(groups - 1, 1)
+        label = rng.random(n) < prevalence
+        signal = rng.normal(0.0, 1.0, n) + np.where(label, 1.2, -0.4) * (0.5 + group / groups)
+        prob = np.round(1.0 / (1.0 + np.exp(-signal)), 4)
+        return pl.DataFrame(
+            {"model": _ids("model", "model_", 3, group), "label": label, "prob": prob, "pred": prob >= 0.5}
+        )
+
+    _write_in_chunks(path, rows, chunk_frame)
 
 
 def write_multiclass(
     path: Path, rows: int, classes: int = 5, groups: int = 100, seed: int = 20261124
 ) -> None:
     """Write ``rows`` multi-class predictions over ``groups`` models and ``classes`` classes to ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     # each model's class shares and skill, fixed by the seed
     shares = np.random.default_rng([seed, 0]).dirichlet(np.full(classes, 2.0), groups)
     skill = 0.5 + 2.0 * np.arange(groups) / max(groups - 1, 1)
-    chunk = 1_000_000
-    writer: pq.ParquetWriter | None = None
-    try:
-        for start in range(0, rows, chunk):
-            n = min(chunk, rows - start)
-            rng = np.random.default_rng([seed, 1, start])
-            group = rng.integers(0, groups, n)
-            cumulative = shares.cumsum(axis=1)[group]
-            label = np.minimum((rng.random(n)[:, None] > cumulative).sum(axis=1), classes - 1)
-            logits = rng.normal(0.0, 1.0, (n, classes))
-            logits[np.arange(n), label] += skill[group]
-            soft = np.exp(logits - logits.max(axis=1, keepdims=True))
-            counts = np.maximum(np.round(1000.0 * soft / soft.sum(axis=1, keepdims=True)), 1.0)
-            probs = counts / counts.sum(axis=1, keepdims=True)
-            frame = pl.DataFrame(
-                {
-                    "model": _ids("model", "model_", 3, group),
-                    "actual": label.astype(np.int64),
-                    "predicted": probs.argmax(axis=1).astype(np.int64),
-                    **{f"p{k}": probs[:, k] for k in range(classes)},
-                }
-            )
-            table = frame.to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
+
+    def chunk_frame(start: int, n: int) -> pl.DataFrame:
+        rng = np.random.default_rng([seed, 1, start])
+        group = rng.integers(0, groups, n)
+        cumulative = shares.cumsum(axis=1)[group]
+        label = np.minimum((rng.random(n)[:, None] > cumulative).sum(axis=1), classes - 1)
+        logits = rng.normal(0.0, 1.0, (n, classes))
+        logits[np.arange(n), label] += skill[group]
+        soft = np.exp(logits - logits.max(axis=1, keepdims=True))
+        counts = np.maximum(np.round(1000.0 * soft / soft.sum(axis=1, keepdims=True)), 1.0)
+        probs = counts / counts.sum(axis=1, keepdims=True)
+        return pl.DataFrame(
+            {
+                "model": _ids("model", "model_", 3, group),
+                "actual": label.astype(np.int64),
+                "predicted": probs.argmax(axis=1).astype(np.int64),
+                **{f"p{k}": probs[:, k] for k in range(classes)},
+            }
+        )
+
+    _write_in_chunks(path, rows, chunk_frame)
 
 
 def main() -> None:
