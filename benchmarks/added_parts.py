@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -409,6 +410,36 @@ def floors(b: Bench) -> None:
     keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, frame.height, dtype=np.uint64))
     keys = keys.cast(pl.UInt128) * pl.Series([1 << 65], dtype=pl.UInt128)
     _timed(f"Series.sort of {frame.height:,} UInt128 values", lambda: keys.sort(descending=True))
+    # A sum that needs no sort to be the same in any row order: the exact sum, rounded once (as math.fsum
+    # rounds). Each double is m * 2^e; integer sums of m per (model, e), in two halves so they cannot
+    # overflow, are exact in any order; Python's big integers then add each model's few dozen parts.
+    eps = sys.float_info.epsilon
+    p, q = pl.col("prob").clip(eps, 1.0 - eps), (1.0 - pl.col("prob")).clip(eps, 1.0 - eps)
+    term = pl.when(pl.col("label")).then(-p.log()).otherwise(-q.log())
+    exact = _exact_sums(frame, "model", term)
+    _timed("log-loss terms: exact sum per model, rounded once (no sort)",
+           lambda: _exact_sums(frame, "model", term))
+    listed = frame.select("model", term.alias("t")).group_by("model").agg("t")
+    fsums = {model: math.fsum(terms) for model, terms in listed.iter_rows()}
+    assert exact == fsums, "the exact sums differ from math.fsum's"
+
+
+def _exact_sums(frame: pl.DataFrame, by: str, term: pl.Expr) -> dict[object, float]:
+    u64 = pl.UInt64
+    bits = term.reinterpret(dtype=u64)
+    exponent = (bits // pl.lit(1 << 52, u64)) % pl.lit(2048, u64)
+    mantissa = bits % pl.lit(1 << 52, u64) + pl.when(exponent > 0).then(pl.lit(1 << 52, u64)).otherwise(
+        pl.lit(0, u64))
+    sign = pl.when(bits >= pl.lit(1 << 63, u64)).then(-1).otherwise(1)
+    high = (mantissa // pl.lit(1 << 26, u64)).cast(pl.Int64)
+    low = (mantissa % pl.lit(1 << 26, u64)).cast(pl.Int64)
+    parts = frame.lazy().group_by(by, exponent.alias("e")).agg(
+        (sign * high).sum().alias("high"), (sign * low).sum().alias("low")
+    ).collect()
+    totals: dict[object, int] = {}
+    for key, e, h, lo in parts.iter_rows():  # (finite terms only: exponent 2047 is inf or NaN)
+        totals[key] = totals.get(key, 0) + (((h << 26) + lo) << max(e, 1))
+    return {key: total / (1 << 1075) for key, total in totals.items()}
 
 
 def main() -> None:
