@@ -37,6 +37,8 @@ from typing import Final
 
 import polars as pl
 
+from frame_eval.classification.thresholds import at_least
+
 __all__ = ["most_sensitive_within_bound", "rows_within_bound"]
 
 BUCKETS: Final = 64
@@ -165,11 +167,12 @@ def rows_within_bound(
 
 def most_sensitive_within_bound(
     rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str,
-    most_false_positives: Callable[[pl.Expr], pl.Expr], min_recall: tuple[int, int] | None = None,
+    most_false_positives: Callable[[pl.Expr], pl.Expr], min_recall: float | None = None,
 ) -> pl.DataFrame:
     """``[*keys, _P, _N, threshold, tp, fp]`` (Int64 counts): ``best_threshold(criterion="recall")``
-    allowing at most ``most_false_positives(N)`` false positives (and, with ``min_recall=(a, b)``,
-    ``TP / P >= a / b``), with no sort of the rows.
+    allowing at most ``most_false_positives(N)`` false positives (and, with ``min_recall``, ``TP / P``
+    at least that, compared exactly as :func:`~frame_eval.classification.thresholds.at_least` does),
+    with no sort of the rows.
 
     With ``c`` the group's (m+1)-th highest negative score (none if ``m >= N``), the thresholds allowed
     are the scores above ``c``; the most positives are those above ``c``, reached first (the highest
@@ -265,8 +268,7 @@ def most_sensitive_within_bound(
     tp, fp, t = pl.col("tp"), pl.col("fp"), pl.col("threshold")
     qualifies = (pl.col("_P") > 0) & (pl.col("_N") > 0) & t.is_not_null()
     if min_recall is not None:
-        least, out_of = (pl.lit(v, pl.Int128) for v in min_recall)
-        qualifies = qualifies & (tp.cast(pl.Int128) * out_of >= least * pl.col("_P").cast(pl.Int128))
+        qualifies = qualifies & at_least(tp, pl.col("_P"), min_recall, exact=True)
     return best.select(
         *keys, "_P", "_N",
         pl.when(qualifies).then(pl.when(t == 0.0).then(0.0).otherwise(t)).alias("threshold"),  # -0.0 as 0.0

@@ -180,27 +180,27 @@ def best_threshold(
     # the curve's points of every group (one sort of packed keys; weighted: one sort each), then the best
     # of each group's points
     if weight is None:
-        best = _packed_best(scored, keys, criterion, kwargs)
         most = most_false_positives(kwargs)
         min_recall = kwargs.get("min_recall")
-        recall_bound = None if min_recall is None else exact_bound(min_recall)
         if most is not None and criterion == "recall" and kwargs.get("min_precision") is None and (
-            min_recall is None or recall_bound is not None
+            min_recall is None or exact_bound(min_recall) is not None
         ):  # the most sensitive threshold under a bound on false positives: a choice, not a curve
             def most_sensitive(rows: pl.DataFrame) -> pl.DataFrame:
-                return most_sensitive_within_bound(rows, keys, _POSITIVE, _SCORE, most, recall_bound)
+                return most_sensitive_within_bound(rows, keys, _POSITIVE, _SCORE, most, min_recall)
 
             schema = scored.collect_schema()
             best = scored.map_batches(most_sensitive, schema={
                 **{k: schema[k] for k in keys}, "_P": pl.Int64, "_N": pl.Int64, "threshold": pl.Float64,
                 "tp": pl.Int64, "fp": pl.Int64,
             })
-        elif most is not None:  # a bound on false positives: the rows that can qualify, then their points
-            def bounded(rows: pl.DataFrame) -> pl.DataFrame:
-                kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
-                return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
+        else:
+            best = _packed_best(scored, keys, criterion, kwargs)
+            if most is not None:  # a bound on false positives: the rows that can qualify, then their points
+                def bounded(rows: pl.DataFrame) -> pl.DataFrame:
+                    kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
+                    return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
 
-            best = scored.map_batches(bounded, schema=best.collect_schema())
+                best = scored.map_batches(bounded, schema=best.collect_schema())
     else:
         tp, fp = pl.col("tp"), pl.col("fp")
         pts = curve_points(scored, keys)

@@ -128,10 +128,11 @@ def _combination(
     return (pl.lit(0, _BIG) - value if negate else value), both
 
 
-def _at_least(count: pl.Expr, total: pl.Expr, bound: float, exact: bool) -> pl.Expr:
+def at_least(count: pl.Expr, total: pl.Expr, bound: float, exact: bool) -> pl.Expr:
     """``count / total >= bound`` (false where ``total`` is 0), exactly for integer counts."""
-    numerator, denominator = decimal(bound).as_integer_ratio()
-    if exact and abs(numerator) < _LIMIT and denominator < _LIMIT:
+    ratio = exact_bound(bound) if exact else None
+    if ratio is not None:
+        numerator, denominator = ratio
         held = count.cast(_BIG) * pl.lit(denominator, _BIG) >= pl.lit(numerator, _BIG) * total.cast(_BIG)
     else:
         held = count >= bound * total
@@ -145,14 +146,15 @@ def _constraints(
     ok = pl.lit(True)
     tn = pts.negatives - pts.fp
     if min_specificity is not None:
-        ok = ok & _at_least(tn, pts.negatives, min_specificity, exact)
+        ok = ok & at_least(tn, pts.negatives, min_specificity, exact)
     if min_recall is not None:
-        ok = ok & _at_least(pts.tp, pts.positives, min_recall, exact)
+        ok = ok & at_least(pts.tp, pts.positives, min_recall, exact)
     if min_precision is not None:
-        ok = ok & _at_least(pts.tp, pts.tp + pts.fp, min_precision, exact)
+        ok = ok & at_least(pts.tp, pts.tp + pts.fp, min_precision, exact)
     if max_fpr is not None:
-        numerator, denominator = decimal(max_fpr).as_integer_ratio()
-        if exact and numerator < _LIMIT and denominator < _LIMIT:
+        ratio = exact_bound(max_fpr) if exact else None
+        if ratio is not None:
+            numerator, denominator = ratio
             bound = pl.lit(numerator, _BIG) * pts.negatives.cast(_BIG)
             held = pts.fp.cast(_BIG) * pl.lit(denominator, _BIG) <= bound
         else:
