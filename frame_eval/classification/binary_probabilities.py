@@ -28,6 +28,7 @@ import polars as pl
 from frame_eval._float import numpy_sums
 from frame_eval.classification.calibration import ECE, calibration_bins
 from frame_eval.classification.counts import ordered_sum, ratio
+from frame_eval.classification.frame_checks import _beside
 from frame_eval.classification.probabilistic import BRIER, EPS, LOG_LOSS
 
 __all__ = ["binary_probabilities"]
@@ -112,5 +113,5 @@ def binary_probabilities(
             parts.append(_ece(scored, by, positive, prob, m.kwargs, key))
     wide = parts[0]
     for part in parts[1:]:
-        wide = wide.join(part, on=by, how="left") if by else pl.concat([wide, part], how="horizontal")
+        wide = _beside(wide, part, by)
     return wide.select(*by, *chosen)

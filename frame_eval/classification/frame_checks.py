@@ -236,6 +236,14 @@ def _per_group(frame: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr])
     return frame.group_by(list(by)).agg(exprs).sort(list(by))
 
 
+def _beside(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """``right``'s columns beside ``left``'s, one row per group: a left join on ``by`` (null keys
+    equal), or, without ``by`` (one row each), the two frames side by side."""
+    if by:
+        return left.join(right, on=list(by), how="left", nulls_equal=True)
+    return pl.concat([left, right], how="horizontal")
+
+
 def _scored(
     frame: pl.LazyFrame,
     actual: str,

@@ -33,6 +33,7 @@ from frame_eval.classification.frame_checks import (
     CLASS,
     MeasureArg,
     Shape,
+    _beside,
     _check_by,
     _check_shape,
     _labels,
@@ -248,9 +249,8 @@ def rates(
         if from_labels == set(names):  # nothing from the counts
             wide = kappas.select(*keys, *names)
         elif from_labels:
-            wide = (wide.join(kappas, on=keys, how="left", nulls_equal=True).sort(keys) if keys
-                    else pl.concat([wide, kappas], how="horizontal"))
-            wide = wide.select(*keys, *names)
+            wide = _beside(wide, kappas, keys)
+            wide = (wide.sort(keys) if keys else wide).select(*keys, *names)
     else:
         label, binary_only = resolve_positive(dtype, positive, actual)
         if binary_only:
@@ -355,8 +355,7 @@ def classification_report(
     summary = [accuracy_row]
     for average in ("macro", "weighted"):  # every group's means at once (class_means), not group by group
         means = class_means(counts_frame, by, CLASS, ms, average, zero_division)
-        summary.append(means.join(totals, on=by, how="left", nulls_equal=True) if by
-                       else pl.concat([means, totals], how="horizontal"))
+        summary.append(_beside(means, totals, by))
     for i, (row, part) in enumerate(zip(REPORT_ROWS, summary, strict=True), start=1):
         parts.append(part.select(
             *by, pl.lit(row).alias(CLASS), *REPORT_COLUMNS, pl.lit(i, pl.Int32).alias("_row"),

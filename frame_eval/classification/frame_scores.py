@@ -22,6 +22,7 @@ from frame_eval.classification.frame_checks import (
     MeasureArg,
     ScoreArg,
     Shape,
+    _beside,
     _check_shape,
     _scored,
     _shaped,
@@ -189,10 +190,7 @@ def scores(
     if probs:
         weighted = None if weight is None else _WEIGHT
         fast = binary_probabilities(scored, keys, _POSITIVE, _SCORE, weighted, probs)
-        extra = fast if extra is None else (
-            extra.join(fast, on=keys, how="left", nulls_equal=True) if keys
-            else pl.concat([extra, fast], how="horizontal")
-        )
+        extra = fast if extra is None else _beside(extra, fast, keys)
     if fused:
         measured = [m.spec.name for m in fused.values()]
         wide = (
@@ -200,10 +198,7 @@ def scores(
             else weighted_score_measures(scored, keys, measured)
         ).rename({m.spec.name: k for k, m in fused.items()})
         if extra is not None:
-            wide = (
-                wide.join(extra, on=keys, how="left", nulls_equal=True) if keys
-                else pl.concat([wide, extra], how="horizontal")
-            )
+            wide = _beside(wide, extra, keys)
     else:
         assert extra is not None
         wide = extra

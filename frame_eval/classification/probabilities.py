@@ -192,11 +192,7 @@ def _class_means(frame: pl.LazyFrame, by: list[str], chosen: Mapping[str, Any], 
         if m.spec is BRIER and k < 3:
             mean = mean * 0.5  # scikit-learn's scale_by_half="auto"
         part = sums.select(*by, mean.alias(key))
-        if wide is None:
-            wide = part
-        else:
-            wide = (wide.join(part, on=by, how="left", nulls_equal=True) if by
-                    else pl.concat([wide, part], how="horizontal"))
+        wide = part if wide is None else _front._beside(wide, part, by)
     assert wide is not None
     return wide.sort(by) if by else wide
 
