@@ -221,10 +221,9 @@ def duplicate_problem(
     the state says the frame is in memory (``Deferred.other_in_memory``), on a
     thread of ours beside the plan (a phase of its own, on one core, in the plan).
     """
-    source, count = None, None
-    outside, rest = (suspect.outside, suspect.rest) if isinstance(suspect, Parts) else (None, None)
+    source, count, outside, rest = None, None, None, None
     if isinstance(suspect, Parts):
-        suspect = suspect.whole
+        suspect, outside, rest = suspect
     state = current()
     if suspect is None and in_memory and state is not None and not state.small:
         # an eager call's frame: its hashes sorted as one series (half the CPU of the sort in the plan)

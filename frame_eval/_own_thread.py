@@ -93,7 +93,7 @@ def in_background(call: Callable[[], T], rows: int) -> Callable[[], T]:
     cores those phases leave idle), when there are at least :data:`OWN_THREAD_ROWS` rows and this
     thread may wait for it; else run here when its result is first asked for. The function
     returned gives the result (or raises the error), as often as it is asked."""
-    if rows >= OWN_THREAD_ROWS and _may_wait():
+    if apart(rows):
         return _started(call)
     done: list[T] = []
 

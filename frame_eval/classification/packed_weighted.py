@@ -283,14 +283,15 @@ class _Layout:
             groups = _distinct(rows, keys)
         if groups is not None and not in_key_order:
             hashes = groups.with_columns(keys_hash(keys).alias(_HASH))  # a value's hash: the rows' hash of it
-            apart = _apart(hashes, _KEY_BITS - unit_bits)
-            if not apart:  # a coarser unit (the largest power of two dividing every weight): more hash bits
+            told_apart = _apart(hashes, _KEY_BITS - unit_bits)
+            # if not, a coarser unit (the largest power of two dividing every weight): more hash bits
+            if not told_apart:
                 scaled = (pl.col(weight) * 2.0**exponent).cast(pl.UInt64)
                 low = rows.select(scaled.bitwise_trailing_zeros().min()).item()  # (0 has 64 trailing zeros)
                 shift = int(low) if low is not None and low < 64 else 0
                 unit_bits = max(unit_bits - shift, 1)
-                apart = shift > 0 and _apart(hashes, _KEY_BITS - unit_bits)
-            if apart:
+                told_apart = shift > 0 and _apart(hashes, _KEY_BITS - unit_bits)
+            if told_apart:
                 bits = _KEY_BITS - unit_bits
                 groups = hashes.select(_top(pl.col(_HASH), bits).alias(GROUP), *keys)
                 return cls(groups, bits, unit_bits, shift)
