@@ -274,18 +274,13 @@ def probabilities(b: Bench) -> None:
     for weight in (None, "w"):
         given = "(weight=w)" if weight else ""
         sw = "(sample_weight)" if weight else ""
-        b.pair(f"probabilities{given}: log_loss",
-               lambda weight=weight: b.ns.probabilities("label", "prob", by="model", metrics=["log_loss"],
-                                                         weight=weight),
-               [(f"log_loss{sw}", lambda y, pred, prob, w, weight=weight: metrics.log_loss(
-                   y, prob, sample_weight=w if weight else None))],
-               _check_values(b, "log_loss"))
-        b.pair(f"probabilities{given}: brier",
-               lambda weight=weight: b.ns.probabilities("label", "prob", by="model", metrics=["brier"],
-                                                         weight=weight),
-               [(f"brier_score_loss{sw}", lambda y, pred, prob, w, weight=weight: metrics.brier_score_loss(
-                   y, prob, sample_weight=w if weight else None))],
-               _check_values(b, "brier"))
+        for metric, function in (("log_loss", metrics.log_loss), ("brier", metrics.brier_score_loss)):
+            b.pair(f"probabilities{given}: {metric}",
+                   lambda weight=weight, metric=metric: b.ns.probabilities(
+                       "label", "prob", by="model", metrics=[metric], weight=weight),
+                   [(f"{function.__name__}{sw}", lambda y, pred, prob, w, weight=weight, function=function:
+                     function(y, prob, sample_weight=w if weight else None))],
+                   _check_values(b, metric))
 
 
 def calibration(b: Bench) -> None:
