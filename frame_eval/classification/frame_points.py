@@ -78,12 +78,19 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
     schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        packed, exponent = _packed_points(frame, keys, weight)
+        # numbered by their keys' hash (no join of every row to the groups; parts sorted side by side),
+        # then put in the keys' order: the (few) groups sorted, numbered 0, 1, ... in that order, and
+        # the points sorted by that number, stably (each group's keep their order)
+        packed, exponent = _packed_points(frame, keys, weight, in_key_order=False)
         if packed is None:
             return _ordered_points(frame, keys, weight, exponent)
         groups, points = packed
-        if keys:  # the keys of the (few) groups joined to the points, rather than carried by every row
-            points = points.join(groups, on=GROUP_ID, how="left", maintain_order="left")
+        if keys:  # the keys of the groups joined to the points, rather than carried by every row
+            number = pl.int_range(pl.len(), dtype=pl.UInt32).alias(GROUP_ID)
+            order = groups.sort(keys).select(pl.col(GROUP_ID).alias("__fe_hashed"), *keys, number)
+            points = points.rename({GROUP_ID: "__fe_hashed"}).join(
+                order, on="__fe_hashed", how="left", maintain_order="left"
+            ).sort(GROUP_ID, maintain_order=True)
         return points.select(schema.names())
 
     # (on a thread of its own, so that its polars work runs on every core)
