@@ -118,7 +118,7 @@ def _grouped_counts(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """:func:`_grouped_counts`' frame (the same rows, order and values); from :data:`PACKED_ROWS` rows,
     read off one sort of packed keys (:func:`~frame_eval.classification.packed_points.packed_group_points`:
-    a group-by of every (group, score) pair costs several times more), then sorted as it is."""
+    a group-by of every (group, score) pair costs several times more), then put in its order."""
     rows = scored.select(*keys, _POSITIVE, _SCORE)
     schema = _grouped_counts(rows, keys).collect_schema()
 
@@ -126,11 +126,15 @@ def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         if frame.height < PACKED_ROWS:
             return _grouped_counts(frame.lazy(), keys).collect(engine="in-memory")
         groups, points = packed_group_points(frame.lazy(), keys, pl.col(_POSITIVE), pl.col(_SCORE))
-        if keys:
-            points = points.join(groups.select(PACKED_GROUP, *keys), on=PACKED_GROUP, how="left")
+        if keys:  # each group's points come together, threshold descending: the (few) groups sorted by
+            # their keys and numbered in that order, then the points sorted by that number, stably
+            rank = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__fe_rank")
+            order = groups.select(PACKED_GROUP, *keys).sort(keys).with_columns(rank)
+            points = points.join(order, on=PACKED_GROUP, how="left", maintain_order="left").sort(
+                "__fe_rank", maintain_order=True
+            )
         negatives = (pl.col("_n") - pl.col("_P")).alias("_N")
         points = points.select(*keys, pl.col(PACKED_SCORE).alias(_SCORE), "tp", "fp", "_P", negatives)
-        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
         return points.collect(engine="in-memory").cast(dict(schema))  # type: ignore[arg-type]
 
     return rows.map_batches(on_own_thread(run), schema=schema, streamable=False)
