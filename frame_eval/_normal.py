@@ -101,5 +101,5 @@ def normal_deviate(p: pl.Expr) -> pl.Expr:
     [-1.9599639845400538, 0.0, 1.9599639845400536, -inf]
     """
     name = p.meta.output_name(raise_if_undetermined=False)
-    value = p.cast(pl.Float64).map_batches(_deviates, return_dtype=pl.Float64, is_elementwise=True)
+    value = p.cast(pl.Float64).map_batches(_deviates, return_dtype=pl.Float64)
     return value if name is None else value.alias(name)
