@@ -25,8 +25,9 @@ other groups, the rest of issue 13's binary measures (``w`` the tool's weights, 
 - ``best_threshold``: the other forms (``weights=``, ``costs=``, ``min_recall=``, ``max_fpr=``),
   against ``roc_curve`` per model with the selection in NumPy, on integer counts (exact);
 - ``floors``: plain polars steps over the same rows (a group-by summing two columns per model, the
-  probabilities sorted within each model, the packed keys' sort): the least a call that reads the
-  rows once, sorts each model's values, or sorts packed keys can cost.
+  probabilities sorted within each model, the packed keys' sort and its runs, the curve frame's rates
+  from its counts): the least a call that reads the rows once, sorts each model's values, sorts packed
+  keys or hands back a curve can cost.
 
 Needs the ``[bench]`` extra. Run from the worktree root with ``PYTHONPATH=.``.
 """
@@ -405,6 +406,15 @@ def floors(b: Bench) -> None:
     keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, frame.height, dtype=np.uint64))
     keys = keys.cast(pl.UInt128) * pl.Series([1 << 65], dtype=pl.UInt128)
     _timed(f"Series.sort of {frame.height:,} UInt128 values", lambda: keys.sort(descending=True))
+    _timed("  the same sort, then its runs of equal values (rle)", lambda: keys.sort(descending=True).rle())
+    # what a curve call hands back: one row per distinct score of each model, its rates from its counts
+    counts = ("tp", "fp", "fn", "tn")
+    points = b.ns.roc("label", "prob", by="model", weight="w").select("model", "threshold", *counts)
+    tp, fp, fn, tn = (pl.col(c) for c in counts)
+    rates = [(tp / (tp + fn)).alias("tpr"), (fp / (fp + tn)).alias("fpr"),
+             (tp / (tp + fp)).alias("precision")]
+    _timed(f"the curve frame's rates from its counts ({points.height:,} points, roc(weight=w))",
+           lambda: points.lazy().select(pl.all(), *rates).collect())
     # A sum that needs no sort to be the same in any row order: the exact sum, rounded once (as math.fsum
     # rounds). Each double is m * 2^e; integer sums of m per (model, e), in two halves so they cannot
     # overflow, are exact in any order; Python's big integers then add each model's few dozen parts.

@@ -66,8 +66,21 @@ def bits(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def every_point(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Switch the bounded paths off: every group's curve of every point."""
+    """Switch the bounded and bucketed paths off: every group's curve of every point."""
     monkeypatch.setattr(frame_thresholds, "most_false_positives", lambda options: None)
+    monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 1 << 62)
+
+
+# every criterion, with and without constraints (the bucketed path prunes by each)
+PRUNED: list[dict[str, Any]] = [
+    {}, {"criterion": "accuracy"}, {"criterion": "f1"}, {"criterion": "closest_to_01"},
+    {"criterion": "precision"}, {"criterion": "specificity", "min_recall": 0.9},
+    {"criterion": "specificity", "min_recall": 1.0}, {"criterion": "precision", "min_recall": 0.5},
+    {"criterion": "recall", "min_precision": 0.6}, {"criterion": "f1", "min_precision": 0.99},
+    {"weights": (1, 2)}, {"weights": (0, 1)}, {"costs": (1, 5)}, {"costs": (2, 1), "prevalence": 0.3},
+    {"criterion": "f1", "max_fpr": 0.1}, {"criterion": "youden", "max_fpr": 1e-30},
+    *OPTIONS[11:],
+]
 
 
 def best(df: pl.DataFrame, by: list[str], options: dict[str, Any], engine: str = "auto") -> pl.DataFrame:
@@ -92,6 +105,46 @@ def test_bounded_paths_give_the_frame_of_every_point(
         assert bits(frame_).equals(bits(want)), (by, frame_, want)
     assert bits(shuffled).equals(bits(got[0])) and bits(in_memory).equals(bits(got[1]))
     assert got[0].height == df.select("g", "h").unique().height
+
+
+@pytest.mark.parametrize("options", PRUNED, ids=[str(o) for o in PRUNED])
+@pytest.mark.parametrize("seed", range(4))
+def test_bucketed_path_gives_the_frame_of_every_point(
+    seed: int, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the rows of the buckets that can hold the best point sorted, whatever the size (the
+    threshold set to 0): the frame of every point, bit for bit, on the cases above."""
+    df = frame(seed)
+    cases = [(df, ["g", "h"]), (df, ["g"]), (df.filter(pl.col("g") == 4), []), (df.head(0), ["g"]),
+             (df.filter(pl.col("g") == 0), ["g"]), (df.filter(pl.col("g") == 1), [])]
+    monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 0)
+    got = [best(rows, by, options) for rows, by in cases]
+    shuffled = best(df.sample(fraction=1.0, shuffle=True, seed=seed), ["g", "h"], options, "streaming")
+    every_point(monkeypatch)
+    for (rows, by), frame_ in zip(cases, got, strict=True):
+        want = best(rows, by, options)
+        assert bits(frame_).equals(bits(want)), (by, frame_, want)
+    assert bits(shuffled).equals(bits(got[0]))
+
+
+def test_the_bucketed_path_leaves_rows_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above compares what rows_that_can_be_best keeps (a test that cannot fail otherwise): it
+    runs, and keeps a part of the rows."""
+    kept: list[tuple[int, int]] = []
+    real = bounded_rows.rows_that_can_be_best
+
+    def counted(rows: pl.DataFrame, *args: Any) -> Any:
+        found = real(rows, *args)
+        kept.append((found[0].height, rows.height))
+        return found
+
+    monkeypatch.setattr(frame_thresholds, "rows_that_can_be_best", counted)
+    monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 1000)
+    df = frame(1, n=20_000).filter(pl.col("s").is_finite())
+    for options in ({"weights": (1, 2)}, {"criterion": "specificity", "min_recall": 0.9}, {"max_fpr": 0.1}):
+        best(df, ["g"], options)
+    best(df.head(500), ["g"], {"costs": (1, 5)})  # fewer rows than the threshold: every point
+    assert len(kept) == 3 and all(0 < k < n / 2 for k, n in kept), kept
 
 
 @pytest.mark.parametrize("options", OPTIONS[:3] + OPTIONS[-4:], ids=str)
@@ -154,6 +207,8 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     import polars as pl
     import frame_eval  # noqa: F401
+    from frame_eval.classification import frame_thresholds
+    frame_thresholds.BUCKETED_ROWS = int(sys.argv[3])
     df = pl.read_parquet(sys.argv[1])
     out = {}
     for i, options in enumerate(json.loads(sys.argv[2])):
@@ -166,16 +221,18 @@ SCRIPT = textwrap.dedent("""
 def test_any_thread_count_gives_the_same_frame(tmp_path: Path) -> None:
     df = frame(5, n=60_000)
     df.write_parquet(tmp_path / "rows.parquet")
-    options = [{"criterion": "recall", "min_specificity": 0.9}, {"criterion": "f1", "max_fpr": 0.2}]
+    options = [{"criterion": "recall", "min_specificity": 0.9}, {"criterion": "f1", "max_fpr": 0.2},
+               {"costs": (1, 5)}]
     outputs = []
-    for threads in ("1", "2", "8"):
+    for threads, bucketed in (("1", 0), ("2", 0), ("8", 0), ("2", 1 << 62)):  # bucketed, then every point
         env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": str(ROOT)}
         done = subprocess.run(
-            [sys.executable, "-c", SCRIPT, str(tmp_path / "rows.parquet"), json.dumps(options)],
+            [sys.executable, "-c", SCRIPT, str(tmp_path / "rows.parquet"), json.dumps(options),
+             str(bucketed)],
             env=env, capture_output=True, text=True, check=True,
         )
         outputs.append(done.stdout)
-    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0] == outputs[1] == outputs[2] == outputs[3]
     assert json.loads(outputs[0])["0"] != json.loads(outputs[0])["1"]
 
 

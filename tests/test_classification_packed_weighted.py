@@ -290,5 +290,21 @@ def test_two_parts_measured_side_by_side_give_one_parts_frame(
     monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
     for engine in ("in-memory", "streaming"):
         assert CALLS[call](df.lazy()).collect(engine=engine).equals(want)  # type: ignore[call-overload]
-    # split where the thread may wait for others (the streaming engine's call), for the scores' groups
-    assert split == ([2] if call == "scores" else [])
+    # split where the thread may wait for others (the streaming engine's call), for grouped rows (the
+    # curve's groups numbered by their hash too, then put in order)
+    assert split == ([] if call == "scores_ungrouped" else [2])
+
+
+@pytest.mark.parametrize("clash", ["none", "first", "always"])
+def test_weighted_curves_come_in_the_keys_order_however_the_groups_are_numbered(
+    clash: str, monkeypatch: pytest.MonkeyPatch, packed: list[int]
+) -> None:
+    """The curve's groups are numbered by their hash (or, when the hashes clash, in the keys' order),
+    then put in the keys' order: the frame of the ordered sums, whichever numbering was taken."""
+    df = frame(3, "quarters").with_columns(pl.col("h").fill_null("c"))
+    with monkeypatch.context() as patch:
+        patch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
+        want = CALLS["roc"](df.lazy()).collect()
+    tries = clashing(monkeypatch, clash)
+    got = CALLS["roc"](df.sample(fraction=1.0, shuffle=True, seed=3).lazy()).collect()
+    assert tries and packed and got.equals(want)

@@ -25,6 +25,19 @@ same counts with no sort at all: the threshold is the lowest positive score
 above the (m+1)-th highest negative one (or the group's highest score), so
 only the rows of that negative score's bucket are read one by one (those of
 the bucket above too, for a group with no positive above it in its bucket).
+
+:func:`rows_that_can_be_best` prunes by the criterion itself, with or without
+a bound. Every criterion and constraint of ``best_threshold`` is monotone: no
+worse with more true positives or fewer false positives. A point in a bucket
+has at most the true positives down to the bucket's end and at least the false
+positives above the bucket (one more when the bucket holds no positive: the
+point holds one of its rows), so the criterion and the constraints at that
+corner bound every point of the bucket; and the bucket's lowest score is a
+point whose counts are those down to its end, exactly. A bucket whose corner
+fails a constraint, or whose corner's criterion is below the best point at a
+bucket's end, holds no best point; the other buckets' rows (usually a few
+buckets per group) are sorted, their counts raised by the rows of the buckets
+left out above them.
 """
 
 from __future__ import annotations
@@ -32,17 +45,19 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import polars as pl
 
+from frame_eval.classification.curves import Points
 from frame_eval.classification.thresholds import at_least
 
-__all__ = ["most_sensitive_within_bound", "rows_within_bound"]
+__all__ = ["most_sensitive_within_bound", "rows_that_can_be_best", "rows_within_bound"]
 
 BUCKETS: Final = 64
 _B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
+TP_LEFT, FP_LEFT = "__fe_tp_left", "__fe_fp_left"  # the positives and negatives of the buckets left out above
 _SIGN: Final = 1 << 63
 
 
@@ -163,6 +178,59 @@ def rows_within_bound(
     start = groups.filter(pl.col(_N) > 0).get_column("__fe_lowest").min()
     kept = rows.clear() if start is None else rows.filter(buckets.within(start, BUCKETS))
     return kept, groups.select(*keys, "_n", "_P")
+
+
+def rows_that_can_be_best(
+    rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]], point_score: str,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.Expr]:
+    """(the rows of the buckets that can hold a group's best point, ``[*keys, positive, score]`` in
+    ``rows``' order; ``[*keys, _B, TP_LEFT, FP_LEFT]``, for each such bucket the positives and negatives
+    of its group's buckets above it that were left out, to add to the counts of its points;
+    ``[*keys, _n, _P]`` (Int64) the rows and positives of every group; the expression of a point's bucket
+    ``_B`` from its score in the column ``point_score``).
+
+    ``key_and_allowed`` gives (the key the best point has the highest of, whether a point may be chosen)
+    of :class:`~frame_eval.classification.curves.Points` with integer counts, both monotone in the counts
+    (no lower with more true positives or fewer false positives), as
+    :func:`~frame_eval.classification.thresholds.best_key` gives them (see the module).
+    """
+    keys = list(keys)
+    buckets, counts = _bucket_counts(rows, keys, positive, score)
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    tp_end, fp_end = _per_group(n_pos.cum_sum(), keys), pl.col(_ABOVE)
+    # a point of the bucket holds one of its rows at least: with no positive there, a negative
+    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    counts = counts.with_columns(
+        tp_end.alias("__fe_tp"), fewest_fp.alias("__fe_fp_least"), _per_group(n_pos.sum(), keys).alias("_T"),
+    )
+    tp, fp_least, positives, negatives = (pl.col(c) for c in ("__fe_tp", "__fe_fp_least", "_T", _N))
+    reached, reached_ok = key_and_allowed(Points(pl.col(_B), tp, fp_end, positives, negatives))  # the end
+    bound, bound_ok = key_and_allowed(Points(pl.col(_B), tp, fp_least, positives, negatives))  # the corner
+    best_end = _per_group(reached.filter(reached_ok).max(), keys)
+    kept = bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
+    counts = counts.with_columns(kept.fill_null(False).alias("__fe_kept"))
+    k = pl.col("__fe_kept").cast(pl.Int64)
+
+    def left_above(count: pl.Expr) -> pl.Expr:  # the count in the buckets above that are left out
+        return _per_group(count.cum_sum() - count - (count * k).cum_sum() + count * k, keys)
+
+    chosen = counts.with_columns(left_above(n_pos).alias(TP_LEFT), left_above(n_neg).alias(FP_LEFT)).filter(
+        "__fe_kept"
+    ).select(*keys, _B, TP_LEFT, FP_LEFT)
+    totals = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum())
+    first, last = chosen.get_column(_B).min(), chosen.get_column(_B).max()
+    if first is None:
+        kept_rows = rows.clear()
+    else:
+        window = rows.lazy().filter(buckets.within(first, last)).with_columns(buckets.expr())  # type: ignore[arg-type]
+        wanted = chosen.lazy().select(*keys, _B)
+        if keys:
+            window = window.join(wanted, on=[*keys, _B], how="semi", nulls_equal=True, maintain_order="left")
+        else:
+            window = window.filter(pl.col(_B).is_in(chosen.get_column(_B).implode()))
+        kept_rows = window.select(rows.columns).collect()
+    return kept_rows, chosen, totals.select(*keys, "_n", "_P"), replace(buckets, score=point_score).expr()
 
 
 def most_sensitive_within_bound(

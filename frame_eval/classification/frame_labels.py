@@ -63,21 +63,32 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
         cells = _per_group(rows, by, [c.tp.alias("tp"), c.fp.alias("fp"), c.fn.alias("fn"), c.tn.alias("tn")])
         return cells.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
 
+    # the labels need no check when the positive label is given, or Boolean (the default's True)
+    plain = positive is not AUTO or labels.collect_schema()[_ACTUAL] == pl.Boolean
     if weight is None:
-        return counted(labels) if positive is AUTO else _cell_counts(labels, by, positive)
+        return _cell_counts(labels, by, positive) if plain else counted(labels)
+    if plain:  # weights that add up exactly in any order: each cell's weights added as they come
+        return when_exact(
+            labels, weight, lambda rows: _cell_counts(rows, by, positive, weight), counted, engine="streaming"
+        )
     return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
 
 
-def _cell_counts(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
-    """``[*by, tp, fp, fn, tn, ...]`` as :func:`binary_count_frame` gives them unweighted: the rows of each
-    group and cell (one group-by of the group and a 2-bit cell number costs polars about a fifth less
-    than four sums per group), then each cell's count per group (a row with a null label is in no cell)."""
+def _cell_counts(
+    labels: pl.LazyFrame, by: Sequence[str], positive: Any, weight: str | None = None
+) -> pl.LazyFrame:
+    """``[*by, tp, fp, fn, tn, ...]`` as :func:`binary_count_frame` gives them: the rows of each group and
+    cell (one group-by of the group and a 2-bit cell number costs polars about a fifth less than four
+    sums per group), then each cell's count per group (a row with a null label is in no cell). With
+    ``weight``, the sums of the cells' weights, added as they come: for weights that add up exactly in
+    any order (:func:`~frame_eval.classification.exact_weights.exact_sums`)."""
     is_pos, said_pos = (is_positive(c, positive).cast(pl.UInt8) for c in (_ACTUAL, _PREDICTED))
-    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(pl.len().alias("_n"))
+    count = pl.len() if weight is None else pl.col(weight).sum()
+    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(count.alias("_n"))
     n, cell = pl.col("_n"), pl.col("__fe_cell")
     counts = _per_group(cells, by, [
-        n.filter(cell == number).sum().cast(pl.Int64).alias(name)
-        for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
+        (n.filter(cell == number).sum().cast(pl.Int64) if weight is None else n.filter(cell == number).sum())
+        .alias(name) for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
     ])
     return counts.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
 

@@ -78,12 +78,19 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
     schema = weighted_curve_points(rows, keys, _POSITIVE, _SCORE, weight, exact=False).collect_schema()
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        packed, exponent = _packed_points(frame, keys, weight)
+        # numbered by their keys' hash (no join of every row to the groups; parts sorted side by side),
+        # then put in the keys' order: the (few) groups sorted, numbered 0, 1, ... in that order, and
+        # the points sorted by that number, stably (each group's keep their order)
+        packed, exponent = _packed_points(frame, keys, weight, in_key_order=False)
         if packed is None:
             return _ordered_points(frame, keys, weight, exponent)
         groups, points = packed
-        if keys:  # the keys of the (few) groups joined to the points, rather than carried by every row
-            points = points.join(groups, on=GROUP_ID, how="left", maintain_order="left")
+        if keys:  # the keys of the groups joined to the points, rather than carried by every row
+            number = pl.int_range(pl.len(), dtype=pl.UInt32).alias(GROUP_ID)
+            order = groups.sort(keys).select(pl.col(GROUP_ID).alias("__fe_hashed"), *keys, number)
+            points = points.rename({GROUP_ID: "__fe_hashed"}).join(
+                order, on="__fe_hashed", how="left", maintain_order="left"
+            ).sort(GROUP_ID, maintain_order=True)
         return points.select(schema.names())
 
     # (on a thread of its own, so that its polars work runs on every core)
@@ -111,7 +118,7 @@ def _grouped_counts(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """:func:`_grouped_counts`' frame (the same rows, order and values); from :data:`PACKED_ROWS` rows,
     read off one sort of packed keys (:func:`~frame_eval.classification.packed_points.packed_group_points`:
-    a group-by of every (group, score) pair costs several times more), then sorted as it is."""
+    a group-by of every (group, score) pair costs several times more), then put in its order."""
     rows = scored.select(*keys, _POSITIVE, _SCORE)
     schema = _grouped_counts(rows, keys).collect_schema()
 
@@ -119,11 +126,15 @@ def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         if frame.height < PACKED_ROWS:
             return _grouped_counts(frame.lazy(), keys).collect(engine="in-memory")
         groups, points = packed_group_points(frame.lazy(), keys, pl.col(_POSITIVE), pl.col(_SCORE))
-        if keys:
-            points = points.join(groups.select(PACKED_GROUP, *keys), on=PACKED_GROUP, how="left")
+        if keys:  # each group's points come together, threshold descending: the (few) groups sorted by
+            # their keys and numbered in that order, then the points sorted by that number, stably
+            rank = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__fe_rank")
+            order = groups.select(PACKED_GROUP, *keys).sort(keys).with_columns(rank)
+            points = points.join(order, on=PACKED_GROUP, how="left", maintain_order="left").sort(
+                "__fe_rank", maintain_order=True
+            )
         negatives = (pl.col("_n") - pl.col("_P")).alias("_N")
         points = points.select(*keys, pl.col(PACKED_SCORE).alias(_SCORE), "tp", "fp", "_P", negatives)
-        points = points.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
         return points.collect(engine="in-memory").cast(dict(schema))  # type: ignore[arg-type]
 
     return rows.map_batches(on_own_thread(run), schema=schema, streamable=False)

@@ -61,6 +61,7 @@ def curve(
 
 
 DET_COLUMNS: Final = ("threshold", "fp", "fn", "fpr", "fnr", "fpr_probit", "fnr_probit")
+_GROUP, _AT = "__fe_group", "__fe_at"  # det_curve's group and point numbers
 
 
 def det_curve(
@@ -89,38 +90,42 @@ def det_curve(
         frame, actual, score, by, positive, score_range, [*CURVE_COLUMNS, "_pos", "_neg", "_P", "_N"],
         weight=weight,
     )
+    # the points come sorted by the keys, then threshold descending: each group's rows are numbered in
+    # that order (a group's number from where its keys change), so that one sort of two integers puts them
+    # in the order asked for, instead of sorts on the keys and windows over them
     points = curve_points(scored, keys).select(*keys, "threshold", "tp", "fp", "fn", "tn")
     counts = points.collect_schema()["tp"]
-    first = [pl.col("tp").first() + pl.col("fn").first(), pl.col("fp").first() + pl.col("tn").first()]
-    totals = points.group_by(keys).agg(first) if keys else points.select(first)
-    origin = totals.select(  # scikit-learn's point at +inf: nothing predicted positive
+    at = pl.int_range(pl.len(), dtype=pl.Int64)
+    first = pl.any_horizontal(at == 0, *(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys))
+    points = points.with_columns(first.alias(_GROUP), at.alias(_AT))
+    points = points.with_columns(pl.col(_GROUP).cum_sum()).cache()
+    tp, fp, fn, tn = pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn")
+    group = pl.col(_GROUP)
+    # scikit-learn's point at +inf, nothing predicted positive: one per group, from its first point
+    origin = points.filter(group != group.shift(1).fill_null(0)).select(
         *keys, pl.lit(float("inf")).alias("threshold"), pl.lit(0).cast(counts).alias("tp"),
-        pl.lit(0).cast(counts).alias("fp"), pl.col("tp").cast(counts).alias("fn"),
-        pl.col("fp").cast(counts).alias("tn"),
+        pl.lit(0).cast(counts).alias("fp"), (tp + fn).cast(counts).alias("fn"),
+        (fp + tn).cast(counts).alias("tn"), _GROUP, pl.lit(-1, pl.Int64).alias(_AT),
     )
     # the origin shares threshold +inf with a group's points at a score of +inf: it comes first going down
-    # (fewest predicted positive), so ties break on the counts, never on the engine's row order
-    points = pl.concat([origin, points]).sort(
-        [*keys, "threshold", "fp", "fn"], descending=[*(False for _ in keys), True, False, True]
+    # (fewest predicted positive), so each group's rows are ordered (origin, then its points) going down,
+    # and in reverse going up, as asked for: ascending threshold
+    ascending = pl.concat([origin, points]).sort(
+        [_GROUP, _AT], descending=[False, True]
     )
-
-    def per_group(e: pl.Expr) -> pl.Expr:
-        return e.over(keys) if keys else e
-
-    tp, fp, fn, tn = pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn")
-    positives, lowest_fp = tp + fn, per_group(fp.min())
-    next_fp, previous_tp = per_group(fp.shift(-1)), per_group(tp.shift(1))
-    # from the last point at the lowest false positive count; to the first that finds every positive
-    from_start = (fp > lowest_fp) | next_fp.is_null() | (next_fp > lowest_fp)
+    positives = tp + fn
+    # going down from the last point at the group's lowest false positive count (the origin's 0: the
+    # counts never fall below it), to the first that finds every positive; going up, the point above is
+    # the row before and the point below the row after (null across groups)
+    next_fp = pl.when(group.shift(1) == group).then(fp.shift(1))
+    previous_tp = pl.when(group.shift(-1) == group).then(tp.shift(-1))
+    from_start = (fp > 0) | next_fp.is_null() | (next_fp > 0)
     to_end = (tp < positives) | previous_tp.is_null() | (previous_tp < positives)
     both_classes = (positives > 0) & (fp + tn > 0)
-    det = points.filter(from_start & to_end & both_classes).select(
+    ascending = ascending.filter(from_start & to_end & both_classes).select(
         *keys, "threshold", "fp", "fn", ratio(fp, fp + tn).alias("fpr"), ratio(fn, positives).alias("fnr")
     ).with_columns(
         normal_deviate(pl.col("fpr")).alias("fpr_probit"), normal_deviate(pl.col("fnr")).alias("fnr_probit")
-    )
-    ascending = det.sort(
-        [*keys, "threshold", "fp", "fn"], descending=[*(False for _ in keys), False, True, False]
     )
     return _checks.attach(ascending, problems)
 

@@ -11,7 +11,14 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval.classification.averages import value
-from frame_eval.classification.bounded_rows import most_sensitive_within_bound, rows_within_bound
+from frame_eval.classification.bounded_rows import _B as BUCKET
+from frame_eval.classification.bounded_rows import (
+    FP_LEFT,
+    TP_LEFT,
+    most_sensitive_within_bound,
+    rows_that_can_be_best,
+    rows_within_bound,
+)
 from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
@@ -149,6 +156,10 @@ def threshold_rates(
 
 # -- the best threshold with its counts ------------------------------------------------------------
 
+# from this many rows, best_threshold without weights sorts only the rows of the score buckets that can
+# hold a group's best point (bounded_rows.rows_that_can_be_best); fewer rows are all sorted (fewer steps)
+BUCKETED_ROWS = 100_000
+
 BEST_COLUMNS: Final = (
     "threshold", "tp", "fp", "fn", "tn", "recall", "specificity", "FPR", "FNR", "precision", "accuracy"
 )
@@ -195,12 +206,25 @@ def best_threshold(
             })
         else:
             best = _packed_best(scored, keys, criterion, kwargs)
-            if most is not None:  # a bound on false positives: the rows that can qualify, then their points
-                def bounded(rows: pl.DataFrame) -> pl.DataFrame:
-                    kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
-                    return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
 
-                best = scored.map_batches(bounded, schema=best.collect_schema())
+            def pruned(rows: pl.DataFrame) -> pl.DataFrame:
+                if rows.height >= BUCKETED_ROWS:  # only the rows of the buckets that can hold the best point
+                    def key_and_allowed(pts: Points) -> tuple[pl.Expr, pl.Expr]:
+                        return best_key(pts, True, criterion, dict(kwargs))
+
+                    kept, left, totals, bucket = rows_that_can_be_best(
+                        rows, keys, _POSITIVE, _SCORE, key_and_allowed, GROUPED_SCORE
+                    )
+                    return _packed_best(
+                        kept.lazy(), keys, criterion, kwargs, totals.lazy(), (left.lazy(), bucket)
+                    ).collect()
+                if most is None:
+                    return _packed_best(rows.lazy(), keys, criterion, kwargs).collect()
+                # a bound on false positives: the rows that can qualify, then their points
+                kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
+                return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
+
+            best = scored.map_batches(pruned, schema=best.collect_schema())
     else:
         tp, fp = pl.col("tp"), pl.col("fp")
         pts = curve_points(scored, keys)
@@ -223,12 +247,14 @@ def best_threshold(
 
 def _packed_best(
     rows: pl.LazyFrame, keys: list[str], criterion: str, options: dict[str, Any],
-    totals: pl.LazyFrame | None = None,
+    totals: pl.LazyFrame | None = None, left: tuple[pl.LazyFrame, pl.Expr] | None = None,
 ) -> pl.LazyFrame:
     """``[GROUP_ID, *keys, _P, _N, threshold, tp, fp]``: the best point of each group of the unweighted
     ``rows`` (``[*keys, _POSITIVE, _SCORE]``), from one sort of packed keys; ``totals`` (``[*keys, _n,
-    _P]``, every group) are the groups' counts when ``rows`` holds only the top rows of each group
-    (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`)."""
+    _P]``, every group) are the groups' counts when ``rows`` holds only some of each group's rows: the
+    top rows (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`), or, with ``left``, the
+    rows of some buckets (:func:`~frame_eval.classification.bounded_rows.rows_that_can_be_best`: the
+    counts of the buckets left out above each bucket kept, and a point's bucket)."""
     tp, fp = pl.col("tp"), pl.col("fp")
     groups, pts = packed_group_points(rows, keys, pl.col(_POSITIVE), pl.col(_SCORE))
     if totals is not None:
@@ -240,6 +266,16 @@ def _packed_best(
         pts = pts.drop("_n", "_P").join(
             groups.select(GROUP_ID, "_n", "_P"), on=GROUP_ID, how="left", maintain_order="left"
         )
+    if left is not None:  # each point's counts raised by those of the buckets left out above it
+        above, bucket = left
+        if keys:
+            above = above.join(numbers, on=keys, nulls_equal=True)
+        else:
+            above = above.with_columns(pl.lit(0, pl.UInt64).alias(GROUP_ID))
+        pts = pts.with_columns(bucket).join(
+            above.select(GROUP_ID, BUCKET, TP_LEFT, FP_LEFT), on=[GROUP_ID, BUCKET], how="left",
+            maintain_order="left",
+        ).with_columns(tp + pl.col(TP_LEFT), fp + pl.col(FP_LEFT))
     # the key and the constraints row by row over every group's points at once (a group_by of
     # best_of's per-group expressions costs several times more), then the first best point of each
     positives = pl.col("_P").cast(pl.Int64)
