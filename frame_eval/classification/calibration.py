@@ -13,9 +13,9 @@ to the lower bin). For each non-empty bin ``b``, with ``n_b`` rows of which
 ``k_b`` positive and probabilities summing to ``s_b``:
 
 - ``fraction_positive = k_b / n_b`` (scikit-learn's ``prob_true``, same bits);
-- ``mean_predicted = s_b / n_b`` (``prob_pred``; ``s_b`` adds the bin's
-  probabilities in ascending order, one by one, so the value is the same for
-  any row order; scikit-learn adds them in row order: within 1e-15);
+- ``mean_predicted = s_b / n_b`` (``prob_pred``): the exact sum of the bin's
+  probabilities over its rows, rounded once (:mod:`frame_eval._exact_sum`),
+  the same for any row order; scikit-learn adds them in row order: within 1e-15;
 - the expected calibration error ``ECE = sum_b (n_b / n) * |mean_predicted_b -
   fraction_positive_b|``, the bin-weighted gap, summed over the non-empty bins
   from the lowest up, one by one.
@@ -30,6 +30,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from frame_eval._exact_sum import Mean, exact_bin_means, exact_means
 from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
 from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
@@ -100,12 +101,13 @@ def _build_ece(columns: Any, cutoff: float | None, n_bins: int = 10, strategy: s
     keep = is_pos.is_not_null() & raw.is_not_nan()
     label, p = is_pos.filter(keep), raw.filter(keep)
     which = bins(p, n_bins, strategy)
+    means = exact_bin_means(p, which, n_bins)  # every bin's mean_predicted, from one call
     rows = p.len().cast(pl.Int64)
     gaps = []
     for b in range(n_bins):
         inside = which == b
         count = inside.sum().cast(pl.Int64)
-        mean = ratio(ordered_sum(p.filter(inside).sort()), count)
+        mean = means.list.get(b)
         fraction = ratio(label.filter(inside).sum().cast(pl.Int64), count)
         gaps.append(pl.when(count > 0).then(ratio(count, rows) * (mean - fraction).abs()).otherwise(0.0))
     total = ordered_sum(pl.concat_list(gaps).explode())
@@ -213,8 +215,10 @@ def calibration_bins(
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
     Each row's bin is found row-wise: uniform edges are constants; quantile
     edges are each group's, computed from its sorted probabilities and joined
-    to its rows. Then one group-by per (group, bin) counts the rows and
-    positives and adds the sorted probabilities one by one.
+    to its rows. Then the rows of each (group, bin) are counted and their
+    probabilities and positive labels (as 0 and 1) added exactly, each mean
+    rounded once (:func:`~frame_eval._exact_sum.exact_means`; ``k_b / n_b``
+    so has its IEEE bits).
     """
     p, label = pl.col(prob), pl.col(positive)
     if strategy == "uniform" or n_bins == 1:
@@ -232,15 +236,6 @@ def calibration_bins(
             edges_of = scored.select(p.sort().implode().alias(listed)).select(*each)
             with_edges = scored.join(edges_of, how="cross")
         binned = with_edges.select(*keys, label, p, _row_bins(p, [pl.col(n) for n in names]).alias("bin"))
-    per_bin = binned.group_by([*keys, "bin"]).agg(
-        pl.len().cast(pl.Int64).alias("count"),
-        label.sum().cast(pl.Int64).alias("_k"),
-        p.sort().alias("_s"),
-    )
-    # the sorted probabilities added one by one from 0 (ordered_sum's order; + 0.0 as its first step)
-    per_bin = per_bin.with_columns(pl.col("_s").list.eval(pl.element().cum_sum()).list.last() + 0.0)
-    count = pl.col("count")
-    return per_bin.select(
-        *keys, "bin", count, ratio(pl.col("_s"), count).alias("mean_predicted"),
-        ratio(pl.col("_k"), count).alias("fraction_positive"),
-    ).sort([*keys, "bin"])
+    means = {"mean_predicted": Mean(p), "fraction_positive": Mean(label.cast(pl.Float64))}
+    per_bin = exact_means(binned, [*keys, "bin"], means, count="count")
+    return per_bin.select(*keys, "bin", "count", "mean_predicted", "fraction_positive").sort([*keys, "bin"])

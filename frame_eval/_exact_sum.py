@@ -1,0 +1,332 @@
+"""Means from exact sums, rounded once: the same bits for any row order, thread count and engine.
+
+A mean here is ``sum(terms) / (divisor * sum(weights))`` (``sum(weights)``
+is the number of rows when there are no weights). Both sums are computed
+exactly and the quotient is rounded once, to the nearest double (ties to
+even): the correctly rounded value of the exact quotient. With whole-unit
+denominators (a row count) the numerator's exact sum is what
+:func:`math.fsum` rounds, so ``fsum(terms) / n`` differs from it only where
+that second rounding does. A term such as ``w * t`` is the double the caller
+computes (rounded once as a product, as NumPy's ``np.average`` forms it);
+from there on nothing is rounded until the quotient.
+
+How: a finite double is ``m * 2^(q - 1075)``, ``m`` an integer below 2^53
+and ``q`` its biased exponent (1 for subnormals and zeros). Integers add
+exactly in any order, so each row's ``m`` is split into two halves of 26
+and 27 bits, given the double's sign, and one group-by per (group, biased
+exponent) adds the halves as Int64 (under 2^27 a row: no overflow below
+2^36 rows). A group's parts, a few dozen (one per exponent its terms
+take), are then combined with Python's integers, ``sum((high * 2^26 + low)
+* 2^q)`` in units of 2^-1075, and the quotient of two such integers is
+Python's ``int / int``: correctly rounded, and ``OverflowError`` past the
+largest double (taken as an infinity of the sum's sign: what rounding to
+nearest gives there). Only the parts, never the rows, reach Python.
+
+Edge cases:
+- non-finite terms or weights: each sum is then what IEEE addition gives
+  (NaN if any term is NaN, or holds both infinities; otherwise the
+  infinity), and the quotient is the IEEE quotient of the two sums;
+- a zero denominator (no rows, weights summing to 0): null;
+- an exact zero numerator: ``+0.0`` (a sum starting from 0.0, such as
+  ``np.bincount``'s, gives it; ``math.fsum`` of only ``-0.0`` terms
+  gives ``-0.0``);
+- subnormal terms and quotients: exact, as any other (the quotient rounds
+  to the subnormal grid).
+
+Two front ends share the parts and the rounding: :func:`exact_means`, every
+group of a frame from one group-by per summed column, and
+:func:`exact_mean`, an aggregation for ``group_by(...).agg`` (and
+``select``) that does the same for one group's values (small groups
+are added in Python, exactly, which gives the same integers).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import polars as pl
+
+from frame_eval._own_thread import on_own_thread
+
+__all__ = ["Mean", "exact_bin_means", "exact_mean", "exact_means"]
+
+_E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
+_ID, _GROUP, _COLUMN = "__fe_xs_id", "__fe_xs_group", "__fe_xs_column"
+RESERVED: Final = (_E, _HIGH, _LOW, _ROWS, _ID, _GROUP, _COLUMN)
+# the exponent key of the non-finite values (finite doubles take 0 to 2046)
+_POS_INF, _NEG_INF, _NAN = 2047, 2048, 2049
+_U64: Final = pl.UInt64
+_SCALE: Final = 1075  # a finite double is a whole number of 2^-1075
+_PYTHON_ROWS: Final = 4096  # a group of fewer values is added in Python (the same integers)
+
+
+@dataclass(frozen=True)
+class Mean:
+    """``sum(terms) / (divisor * sum(weights))`` of each group, rounded once; without ``weights``, the
+    group's rows count instead of their weights. ``terms`` and ``weights`` are row-wise expressions."""
+
+    terms: pl.Expr
+    weights: pl.Expr | None = None
+    divisor: int = 1
+
+
+def _lit(value: int) -> pl.Expr:
+    return pl.lit(value, _U64)
+
+
+def _parts(value: pl.Expr) -> list[pl.Expr]:
+    """Row-wise: the exponent key ``_E`` and the signed halves ``_HIGH``, ``_LOW`` of the mantissa."""
+    bits = value.cast(pl.Float64).reinterpret(dtype=_U64)
+    biased = (bits // _lit(1 << 52)) & _lit(2047)
+    fraction = bits & _lit((1 << 52) - 1)
+    mantissa = fraction + pl.when(biased > 0).then(_lit(1 << 52)).otherwise(_lit(0))
+    negative = bits >= _lit(1 << 63)
+    high = (mantissa // _lit(1 << 26)).cast(pl.Int64)
+    low = (mantissa & _lit((1 << 26) - 1)).cast(pl.Int64)
+    key = (
+        pl.when(biased < 2047).then(biased.cast(pl.Int64))
+        .when(fraction > 0).then(pl.lit(_NAN, pl.Int64))
+        .when(negative).then(pl.lit(_NEG_INF, pl.Int64))
+        .otherwise(pl.lit(_POS_INF, pl.Int64))
+    )
+    return [
+        key.alias(_E),
+        pl.when(negative).then(-high).otherwise(high).alias(_HIGH),
+        pl.when(negative).then(-low).otherwise(low).alias(_LOW),
+    ]
+
+
+class _Total:
+    """A group's exact sum: finite part in units of 2^-1075, and which non-finite values it met."""
+
+    __slots__ = ("nan", "neg_inf", "pos_inf", "units")
+
+    def __init__(self) -> None:
+        self.units, self.pos_inf, self.neg_inf, self.nan = 0, False, False, False
+
+    def add_part(self, key: int, high: int, low: int) -> None:
+        if key < _POS_INF:
+            self.units += ((high << 26) + low) << max(key, 1)
+        elif key == _POS_INF:
+            self.pos_inf = True
+        elif key == _NEG_INF:
+            self.neg_inf = True
+        else:
+            self.nan = True
+
+    def add_values(self, values: Sequence[float | None]) -> None:
+        """Add doubles one by one, exactly (nulls count as 0)."""
+        units = 0
+        for value in values:
+            if value is None:
+                continue
+            if math.isfinite(value):
+                top, bottom = value.as_integer_ratio()  # bottom: a power of 2, at most 2^1074
+                units += top << (_SCALE + 1 - bottom.bit_length())
+            elif value != value:
+                self.nan = True
+            elif value > 0:
+                self.pos_inf = True
+            else:
+                self.neg_inf = True
+        self.units += units
+
+    @property
+    def finite(self) -> bool:
+        return not (self.nan or self.pos_inf or self.neg_inf)
+
+    def rounded(self) -> float:
+        """The sum as a double: IEEE addition's result for non-finite terms, else the exact sum rounded."""
+        if self.nan or (self.pos_inf and self.neg_inf):
+            return math.nan
+        if self.pos_inf or self.neg_inf:
+            return math.inf if self.pos_inf else -math.inf
+        return _quotient(self.units, 1 << _SCALE)
+
+
+def _quotient(top: int, bottom: int) -> float:
+    """``top / bottom`` (``bottom != 0``) rounded once to the nearest double; past the largest, infinite."""
+    try:
+        return top / bottom
+    except OverflowError:
+        return math.inf if (top > 0) == (bottom > 0) else -math.inf
+
+
+def _mean(total: _Total, weights: _Total | None, rows: int, divisor: int) -> float | None:
+    if weights is None:
+        if rows == 0:
+            return None
+        if total.finite:
+            return _quotient(total.units, (rows * divisor) << _SCALE)
+        return total.rounded() / (rows * divisor)
+    if weights.finite and weights.units == 0:
+        return None
+    if total.finite and weights.finite:
+        return _quotient(total.units, weights.units * divisor)
+    # an infinity or NaN on either side: IEEE division of the two sums (never by 0 here)
+    return total.rounded() / weights.rounded() / divisor
+
+
+def _column_parts(frame: pl.DataFrame, keys: list[str], column: str) -> pl.LazyFrame:
+    """``[*keys, _E, _HIGH, _LOW, _ROWS]``: one row per group and exponent key of ``column``'s values."""
+    return frame.lazy().select(*keys, *_parts(pl.col(column).fill_null(0.0))).group_by([*keys, _E]).agg(
+        pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len().cast(pl.Int64).alias(_ROWS)
+    )
+
+
+def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str]) -> tuple[pl.DataFrame, list[
+        list[_Total]], list[int]]:
+    """Each group of ``keys`` (a frame of its keys, in no set order), the exact sum of each of
+    ``columns`` (nulls count as 0) in every group, and its number of rows."""
+    plans = [_column_parts(frame, keys, c).with_columns(pl.lit(i, pl.Int64).alias(_COLUMN))
+             for i, c in enumerate(columns)]
+    parts = pl.concat(pl.collect_all(plans), how="vertical")
+    if keys:
+        groups = parts.filter(pl.col(_COLUMN) == 0).select(keys).unique()
+        groups = groups.with_row_index(_GROUP)
+        parts = parts.join(groups, on=keys, how="left", nulls_equal=True)
+        groups = groups.drop(_GROUP)
+        n = groups.height
+    else:
+        groups = pl.DataFrame()
+        parts = parts.with_columns(pl.lit(0, pl.UInt32).alias(_GROUP))
+        n = 1
+    totals = [[_Total() for _ in range(n)] for _ in columns]
+    rows = [0] * n
+    for column, group, key, high, low, count in zip(
+        *(parts.get_column(c).to_list() for c in (_COLUMN, _GROUP, _E, _HIGH, _LOW, _ROWS)), strict=True
+    ):
+        totals[column][group].add_part(key, high, low)
+        if column == 0:
+            rows[group] += count
+    return groups, totals, rows
+
+
+def _frame_means(
+    frame: pl.DataFrame, keys: list[str], means: Mapping[str, tuple[str, str | None, int]],
+    count: str | None = None,
+) -> pl.DataFrame:
+    """``[*keys, *means(, count)]`` of an eager frame whose columns hold the terms and weights."""
+    columns = list(dict.fromkeys(c for t, w, _ in means.values() for c in (t, w) if c is not None))
+    at = {c: i for i, c in enumerate(columns)}
+    groups, totals, rows = _totals(frame, keys, columns)
+    out: dict[str, pl.Series] = {}
+    for name, (terms, weights, divisor) in means.items():
+        values = [
+            _mean(totals[at[terms]][g], None if weights is None else totals[at[weights]][g], rows[g], divisor)
+            for g in range(len(rows))
+        ]
+        out[name] = pl.Series(name, values, dtype=pl.Float64)
+    if count is not None:
+        out[count] = pl.Series(count, rows, dtype=pl.Int64)
+    if keys:
+        return groups.with_columns(*out.values())
+    return pl.DataFrame(list(out.values()))
+
+
+def exact_means(
+    rows: pl.LazyFrame, by: Sequence[str], means: Mapping[str, Mean], count: str | None = None
+) -> pl.LazyFrame:
+    """``[*by, *means]``: each group's means (see :class:`Mean` and the module docstring), lazy.
+
+    One group-by per distinct summed expression over every row (each group's terms never
+    leave polars); groups come in no set order. Without ``by``, one row (null means for no
+    rows). With ``count``, also each group's rows, in a column of that name.
+    """
+    by = list(by)
+    exprs: list[pl.Expr] = []
+
+    def column(expr: pl.Expr) -> str:
+        for i, seen in enumerate(exprs):
+            if seen.meta.eq(expr):
+                return f"__fe_xs_{i}"
+        exprs.append(expr)
+        return f"__fe_xs_{len(exprs) - 1}"
+
+    spec = {
+        name: (column(m.terms), None if m.weights is None else column(m.weights), m.divisor)
+        for name, m in means.items()
+    }
+    schema = rows.select(*by).collect_schema()
+    staged = rows.select(*by, *(e.cast(pl.Float64).alias(f"__fe_xs_{i}") for i, e in enumerate(exprs)))
+    if set(by) & {*RESERVED, *(f"__fe_xs_{i}" for i in range(len(exprs)))}:
+        raise ValueError(f"by= may not name frame_eval's working columns (starting '__fe_xs_'), got {by!r}")
+    out = {**schema, **dict.fromkeys(means, pl.Float64), **({count: pl.Int64} if count else {})}
+    return staged.map_batches(on_own_thread(lambda df: _frame_means(df, by, spec, count)), schema=out)
+
+
+def _group_frame(lists: pl.Series) -> tuple[pl.DataFrame, list[int]]:
+    """The values of each list of a list-of-structs series, numbered by list (``_ID``), and the lists'
+    lengths."""
+    lengths = lists.list.len().fill_null(0).to_list()
+    flat = lists.rename("v").to_frame().with_row_index(_ID).explode("v").unnest("v")
+    return flat.filter(pl.col(_ID).is_in([i for i, n in enumerate(lengths) if n])), lengths
+
+
+def _one_total(values: pl.Series) -> _Total:
+    total = _Total()
+    total.add_values(values.to_list())
+    return total
+
+
+def _list_means(lists: pl.Series, divisor: int, weighted: bool) -> pl.Series:
+    flat, lengths = _group_frame(lists)
+    if len(lengths) == 1 and flat.height < _PYTHON_ROWS:  # (one group's values, as exact in Python)
+        total = _one_total(flat.get_column("t"))
+        weights = _one_total(flat.get_column("w")) if weighted else None
+        return pl.Series([_mean(total, weights, lengths[0], divisor)], dtype=pl.Float64)
+    spec = {"m": ("t", "w" if weighted else None, divisor)}
+    means = _frame_means(flat, [_ID], spec).sort(_ID)
+    value = dict(zip(means.get_column(_ID).to_list(), means.get_column("m").to_list(), strict=True))
+    return pl.Series([value.get(i) if n else None for i, n in enumerate(lengths)], dtype=pl.Float64)
+
+
+def _aggregation(fields: list[pl.Expr], function: Callable[[pl.Series], pl.Series], dtype: pl.DataType
+                 ) -> pl.Expr:
+    return pl.struct(fields).implode().map_batches(function, return_dtype=dtype, returns_scalar=True)
+
+
+def exact_mean(terms: pl.Expr, weights: pl.Expr | None = None, divisor: int = 1) -> pl.Expr:
+    """Aggregation: ``sum(terms) / (divisor * sum(weights))`` (or over the number of terms) of a
+    group, rounded once; null without terms or with weights summing to 0.
+
+    ``terms`` and ``weights`` must have one value per row each (filter both alike). The bits are
+    :func:`exact_means`' for the same values.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"t": [1e16, 1.0, -1e16, 0.5], "w": [1.0, 2.0, 1.0, 0.0]})
+    >>> df.select(exact_mean(pl.col("t"))).item()  # (1e16 + 1 - 1e16 + 0.5) / 4, exactly
+    0.375
+    >>> df.select(exact_mean(pl.col("t") * pl.col("w"), pl.col("w"))).item()  # 2 / 4
+    0.5
+    """
+    fields = [terms.cast(pl.Float64).alias("t")]
+    if weights is not None:
+        fields.append(weights.cast(pl.Float64).alias("w"))
+
+    def run(lists: pl.Series) -> pl.Series:
+        return _list_means(lists, divisor, weights is not None)
+
+    return _aggregation(fields, run, pl.Float64)
+
+
+def exact_bin_means(values: pl.Expr, bins: pl.Expr, n_bins: int) -> pl.Expr:
+    """Aggregation: the list of ``n_bins`` means of ``values`` per bin (``bins`` holds 0 to
+    ``n_bins - 1``, one per value), each the exact sum rounded once by the bin's rows (null for an
+    empty bin): :func:`exact_means`' bits, from one call per group."""
+
+    def run(lists: pl.Series) -> pl.Series:
+        flat, lengths = _group_frame(lists)
+        means = _frame_means(flat, [_ID, "b"], {"m": ("t", None, 1)})
+        out = []
+        for i, n in enumerate(lengths):
+            got = means.filter(pl.col(_ID) == i) if n else means.clear()
+            at = dict(zip(got.get_column("b").to_list(), got.get_column("m").to_list(), strict=True))
+            out.append([at.get(b) for b in range(n_bins)])
+        return pl.Series(out, dtype=pl.List(pl.Float64))
+
+    fields = [values.cast(pl.Float64).alias("t"), bins.cast(pl.Int64).alias("b")]
+    return _aggregation(fields, run, pl.List(pl.Float64))
