@@ -10,14 +10,16 @@ that second rounding does. A term such as ``w * t`` is the double the caller
 computes (rounded once as a product, as NumPy's ``np.average`` forms it);
 from there on nothing is rounded until the quotient.
 
-How: a finite double is ``m * 2^(q - 1075)``, ``m`` an integer below 2^53
+How: a finite double is ``+-m * 2^(q - 1075)``, ``m`` an integer below 2^53
 and ``q`` its biased exponent (1 for subnormals and zeros). Integers add
-exactly in any order, so each row's ``m`` is split into two halves of 26
-and 27 bits, given the double's sign, and one group-by per (group, biased
-exponent) adds the halves as Int64 (under 2^27 a row: no overflow below
-2^36 rows). A group's parts, a few dozen (one per exponent its terms
-take), are then combined with Python's integers, ``sum((high * 2^26 + low)
-* 2^q)`` in units of 2^-1075, and the quotient of two such integers is
+exactly in any order, so the doubles are grouped by their top 12 bits
+(sign and biased exponent: within a part every value has the same sign and
+scale), and one group-by per summed column adds, per (group, top bits), the
+rows and the two 26-bit halves of the stored fraction as UInt64 (under 2^26
+a row: no overflow below 2^38 rows); the leading 1 of normal doubles is the
+rows times 2^52. A group's parts, a few dozen (one per sign and exponent its
+terms take), are then combined with Python's integers, ``sum(+-(high * 2^26
++ low + rows * 2^52) * 2^q)`` in units of 2^-1075, and the quotient of two such integers is
 Python's ``int / int``: correctly rounded, and ``OverflowError`` past the
 largest double (taken as an infinity of the sum's sign: what rounding to
 nearest gives there). Only the parts, never the rows, reach Python.
@@ -56,8 +58,6 @@ __all__ = ["Mean", "exact_bin_means", "exact_mean", "exact_means"]
 _E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
 _ID, _GROUP, _COLUMN = "__fe_xs_id", "__fe_xs_group", "__fe_xs_column"
 RESERVED: Final = (_E, _HIGH, _LOW, _ROWS, _ID, _GROUP, _COLUMN)
-# the exponent key of the non-finite values (finite doubles take 0 to 2046)
-_POS_INF, _NEG_INF, _NAN = 2047, 2048, 2049
 _U64: Final = pl.UInt64
 _SCALE: Final = 1075  # a finite double is a whole number of 2^-1075
 _PYTHON_ROWS: Final = 4096  # a group of fewer values is added in Python (the same integers)
@@ -78,24 +78,14 @@ def _lit(value: int) -> pl.Expr:
 
 
 def _parts(value: pl.Expr) -> list[pl.Expr]:
-    """Row-wise: the exponent key ``_E`` and the signed halves ``_HIGH``, ``_LOW`` of the mantissa."""
+    """Row-wise: the top 12 bits ``_E`` (sign, biased exponent) and the two 26-bit halves ``_HIGH``,
+    ``_LOW`` of the stored fraction."""
     bits = value.cast(pl.Float64).reinterpret(dtype=_U64)
-    biased = (bits // _lit(1 << 52)) & _lit(2047)
-    fraction = bits & _lit((1 << 52) - 1)
-    mantissa = fraction + pl.when(biased > 0).then(_lit(1 << 52)).otherwise(_lit(0))
-    negative = bits >= _lit(1 << 63)
-    high = (mantissa // _lit(1 << 26)).cast(pl.Int64)
-    low = (mantissa & _lit((1 << 26) - 1)).cast(pl.Int64)
-    key = (
-        pl.when(biased < 2047).then(biased.cast(pl.Int64))
-        .when(fraction > 0).then(pl.lit(_NAN, pl.Int64))
-        .when(negative).then(pl.lit(_NEG_INF, pl.Int64))
-        .otherwise(pl.lit(_POS_INF, pl.Int64))
-    )
+    half = _lit((1 << 26) - 1)
     return [
-        key.alias(_E),
-        pl.when(negative).then(-high).otherwise(high).alias(_HIGH),
-        pl.when(negative).then(-low).otherwise(low).alias(_LOW),
+        (bits // _lit(1 << 52)).cast(pl.UInt16).alias(_E),
+        ((bits // _lit(1 << 26)) & half).alias(_HIGH),
+        (bits & half).alias(_LOW),
     ]
 
 
@@ -107,15 +97,19 @@ class _Total:
     def __init__(self) -> None:
         self.units, self.pos_inf, self.neg_inf, self.nan = 0, False, False, False
 
-    def add_part(self, key: int, high: int, low: int) -> None:
-        if key < _POS_INF:
-            self.units += ((high << 26) + low) << max(key, 1)
-        elif key == _POS_INF:
-            self.pos_inf = True
-        elif key == _NEG_INF:
+    def add_part(self, top: int, high: int, low: int, rows: int) -> None:
+        """Add ``rows`` doubles whose top 12 bits are ``top`` and fractions' halves add up to ``high``
+        and ``low``."""
+        biased = top & 2047
+        if biased < 2047:
+            value = ((high << 26) + low + (rows << 52 if biased else 0)) << max(biased, 1)
+            self.units += -value if top > 2047 else value
+        elif high or low:  # a fraction other than 0: NaN
+            self.nan = True
+        elif top > 2047:
             self.neg_inf = True
         else:
-            self.nan = True
+            self.pos_inf = True
 
     def add_values(self, values: Sequence[float | None]) -> None:
         """Add doubles one by one, exactly (nulls count as 0)."""
@@ -170,20 +164,28 @@ def _mean(total: _Total, weights: _Total | None, rows: int, divisor: int) -> flo
     return total.rounded() / weights.rounded() / divisor
 
 
-def _column_parts(frame: pl.DataFrame, keys: list[str], column: str) -> pl.LazyFrame:
-    """``[*keys, _E, _HIGH, _LOW, _ROWS]``: one row per group and exponent key of ``column``'s values."""
-    return frame.lazy().select(*keys, *_parts(pl.col(column).fill_null(0.0))).group_by([*keys, _E]).agg(
-        pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len().cast(pl.Int64).alias(_ROWS)
+def _column_parts(
+    frame: pl.DataFrame, keys: list[str], column: str, sums: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """``[*keys, _E, _HIGH, _LOW, _ROWS, *sums]``: one row per group and top bits of ``column``'s values
+    (and the sums of the integer columns ``sums`` over those rows)."""
+    parts = frame.lazy().select(*keys, *_parts(pl.col(column).fill_null(0.0)), *sums)
+    return parts.group_by([*keys, _E]).agg(
+        pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len().cast(pl.Int64).alias(_ROWS),
+        *(pl.col(c).sum().cast(pl.Int64) for c in sums),
     )
 
 
-def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str]) -> tuple[pl.DataFrame, list[
-        list[_Total]], list[int]]:
+def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str], sums: Sequence[str] = ()) -> tuple[
+        pl.DataFrame, list[list[_Total]], list[int], list[list[int]]]:
     """Each group of ``keys`` (a frame of its keys, in no set order), the exact sum of each of
-    ``columns`` (nulls count as 0) in every group, and its number of rows."""
-    plans = [_column_parts(frame, keys, c).with_columns(pl.lit(i, pl.Int64).alias(_COLUMN))
-             for i, c in enumerate(columns)]
-    parts = pl.concat(pl.collect_all(plans), how="vertical")
+    ``columns`` (nulls count as 0) in every group, its number of rows, and the sums of the integer
+    columns ``sums`` (one list per column)."""
+    plans = [
+        _column_parts(frame, keys, c, sums if i == 0 else ()).with_columns(pl.lit(i, pl.Int64).alias(_COLUMN))
+        for i, c in enumerate(columns)
+    ]
+    parts = pl.concat(pl.collect_all(plans), how="diagonal")
     if keys:
         groups = parts.filter(pl.col(_COLUMN) == 0).select(keys).unique()
         groups = groups.with_row_index(_GROUP)
@@ -199,20 +201,30 @@ def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str]) -> tup
     for column, group, key, high, low, count in zip(
         *(parts.get_column(c).to_list() for c in (_COLUMN, _GROUP, _E, _HIGH, _LOW, _ROWS)), strict=True
     ):
-        totals[column][group].add_part(key, high, low)
+        totals[column][group].add_part(key, high, low, count)
         if column == 0:
             rows[group] += count
-    return groups, totals, rows
+    integers = []
+    first = parts.filter(pl.col(_COLUMN) == 0)
+    for name in sums:
+        total = [0] * n
+        for group, value in zip(first.get_column(_GROUP).to_list(), first.get_column(name).to_list(),
+                                strict=True):
+            total[group] += value
+        integers.append(total)
+    return groups, totals, rows, integers
 
 
 def _frame_means(
     frame: pl.DataFrame, keys: list[str], means: Mapping[str, tuple[str, str | None, int]],
-    count: str | None = None,
+    count: str | None = None, sums: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
-    """``[*keys, *means(, count)]`` of an eager frame whose columns hold the terms and weights."""
+    """``[*keys, *means(, count), *sums]`` of an eager frame whose columns hold the terms and weights
+    (and the integers of ``sums``, output name to column)."""
     columns = list(dict.fromkeys(c for t, w, _ in means.values() for c in (t, w) if c is not None))
     at = {c: i for i, c in enumerate(columns)}
-    groups, totals, rows = _totals(frame, keys, columns)
+    sums = sums or {}
+    groups, totals, rows, integers = _totals(frame, keys, columns, list(sums.values()))
     out: dict[str, pl.Series] = {}
     for name, (terms, weights, divisor) in means.items():
         values = [
@@ -222,20 +234,25 @@ def _frame_means(
         out[name] = pl.Series(name, values, dtype=pl.Float64)
     if count is not None:
         out[count] = pl.Series(count, rows, dtype=pl.Int64)
+    for name, values in zip(sums, integers, strict=True):
+        out[name] = pl.Series(name, values, dtype=pl.Int64)
     if keys:
         return groups.with_columns(*out.values())
     return pl.DataFrame(list(out.values()))
 
 
 def exact_means(
-    rows: pl.LazyFrame, by: Sequence[str], means: Mapping[str, Mean], count: str | None = None
+    rows: pl.LazyFrame, by: Sequence[str], means: Mapping[str, Mean], count: str | None = None,
+    sums: Mapping[str, pl.Expr] | None = None,
 ) -> pl.LazyFrame:
     """``[*by, *means]``: each group's means (see :class:`Mean` and the module docstring), lazy.
 
     One group-by per distinct summed expression over every row (each group's terms never
     leave polars); groups come in no set order. Without ``by``, one row (null means for no
-    rows). With ``count``, also each group's rows, in a column of that name.
+    rows). With ``count``, also each group's rows, in a column of that name; ``sums`` names
+    integer expressions whose per-group sums (Int64, exact) come along in the first group-by.
     """
+    sums = dict(sums or {})
     by = list(by)
     exprs: list[pl.Expr] = []
 
@@ -251,11 +268,18 @@ def exact_means(
         for name, m in means.items()
     }
     schema = rows.select(*by).collect_schema()
-    staged = rows.select(*by, *(e.cast(pl.Float64).alias(f"__fe_xs_{i}") for i, e in enumerate(exprs)))
-    if set(by) & {*RESERVED, *(f"__fe_xs_{i}" for i in range(len(exprs)))}:
+    integers = {name: f"__fe_xs_i{j}" for j, name in enumerate(sums)}
+    staged = rows.select(
+        *by, *(e.cast(pl.Float64).alias(f"__fe_xs_{i}") for i, e in enumerate(exprs)),
+        *(e.cast(pl.Int64).alias(integers[name]) for name, e in sums.items()),
+    )
+    if any(b.startswith("__fe_xs_") for b in by):
         raise ValueError(f"by= may not name frame_eval's working columns (starting '__fe_xs_'), got {by!r}")
-    out = {**schema, **dict.fromkeys(means, pl.Float64), **({count: pl.Int64} if count else {})}
-    return staged.map_batches(on_own_thread(lambda df: _frame_means(df, by, spec, count)), schema=out)
+    out = {**schema, **dict.fromkeys(means, pl.Float64), **({count: pl.Int64} if count else {}),
+           **dict.fromkeys(sums, pl.Int64)}
+    return staged.map_batches(
+        on_own_thread(lambda df: _frame_means(df, by, spec, count, integers)), schema=out
+    )
 
 
 def _group_frame(lists: pl.Series) -> tuple[pl.DataFrame, list[int]]:

@@ -215,10 +215,9 @@ def calibration_bins(
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
     Each row's bin is found row-wise: uniform edges are constants; quantile
     edges are each group's, computed from its sorted probabilities and joined
-    to its rows. Then the rows of each (group, bin) are counted and their
-    probabilities and positive labels (as 0 and 1) added exactly, each mean
-    rounded once (:func:`~frame_eval._exact_sum.exact_means`; ``k_b / n_b``
-    so has its IEEE bits).
+    to its rows. Then the rows and positive labels of each (group, bin) are
+    counted and their probabilities added exactly, the mean rounded once
+    (:func:`~frame_eval._exact_sum.exact_means`).
     """
     p, label = pl.col(prob), pl.col(positive)
     if strategy == "uniform" or n_bins == 1:
@@ -236,6 +235,7 @@ def calibration_bins(
             edges_of = scored.select(p.sort().implode().alias(listed)).select(*each)
             with_edges = scored.join(edges_of, how="cross")
         binned = with_edges.select(*keys, label, p, _row_bins(p, [pl.col(n) for n in names]).alias("bin"))
-    means = {"mean_predicted": Mean(p), "fraction_positive": Mean(label.cast(pl.Float64))}
-    per_bin = exact_means(binned, [*keys, "bin"], means, count="count")
-    return per_bin.select(*keys, "bin", "count", "mean_predicted", "fraction_positive").sort([*keys, "bin"])
+    means = {"mean_predicted": Mean(p)}
+    per_bin = exact_means(binned, [*keys, "bin"], means, count="count", sums={"_k": label})
+    fraction = ratio(pl.col("_k"), pl.col("count")).alias("fraction_positive")
+    return per_bin.select(*keys, "bin", "count", "mean_predicted", fraction).sort([*keys, "bin"])
