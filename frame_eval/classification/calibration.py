@@ -32,6 +32,7 @@ import polars as pl
 
 from frame_eval._exact_sum import Mean, exact_bin_means, exact_means
 from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval.classification.quantile_bins import quantile_bins
 from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
 __all__ = ["STRATEGIES", "bin_edges", "expected_calibration_error"]
@@ -188,24 +189,6 @@ def _row_bins(p: pl.Expr, inner: list[pl.Expr]) -> pl.Expr:
     return pl.sum_horizontal([(p > edge).cast(pl.Int64) for edge in inner])
 
 
-def _inner_quantile_edges(listed: str, n_bins: int) -> list[pl.Expr]:
-    """The inner quantile edges of each row's sorted probabilities (a list column, never empty): one
-    expression per edge, :func:`bin_edges`' formula applied to one level at a time."""
-    values = pl.col(listed)
-    last = values.list.len().cast(pl.Int64) - 1
-    out = []
-    for q in _levels(n_bins)[1:-1]:
-        virtual = last.cast(pl.Float64) * (q * 100.0 / 100.0)
-        below = virtual.floor()
-        lower = below.cast(pl.Int64).clip(0, last)
-        # (an empty list, the whole frame's when it has no rows, gives null edges: no row reads them)
-        a = values.list.get(lower, null_on_oob=True)
-        b = values.list.get((lower + 1).clip(0, last), null_on_oob=True)
-        gamma, gap = virtual - below, b - a
-        out.append(pl.when(gamma >= 0.5).then(b + (-(gap * (1.0 - gamma)))).otherwise(a - (-(gap * gamma))))
-    return out
-
-
 def calibration_bins(
     scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int, strategy: str
 ) -> pl.LazyFrame:
@@ -213,28 +196,19 @@ def calibration_bins(
 
     ``scored`` holds the keys, a Boolean ``positive`` column and a Float64
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
-    Each row's bin is found row-wise: uniform edges are constants; quantile
-    edges are each group's, computed from its sorted probabilities and joined
-    to its rows. Then the rows and positive labels of each (group, bin) are
-    counted and their probabilities added exactly, the mean rounded once
-    (:func:`~frame_eval._exact_sum.exact_means`).
+    Uniform bins: each row's bin found row-wise (the edges are constants), then
+    the rows and positive labels of each (group, bin) counted and their
+    probabilities added exactly, the mean rounded once
+    (:func:`~frame_eval._exact_sum.exact_means`). Quantile bins: the edges are
+    each group's, read off one sort of every group's probabilities
+    (:func:`~frame_eval.classification.quantile_bins.quantile_bins`), then the
+    same counts and exact means.
     """
     p, label = pl.col(prob), pl.col(positive)
-    if strategy == "uniform" or n_bins == 1:
-        edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
-        binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
-    else:
-        names = [f"__frame_eval_edge{i}" for i in range(1, n_bins)]
-        listed = "__frame_eval_sorted"
-        inner = _inner_quantile_edges(listed, n_bins)
-        each = [edge.alias(name) for edge, name in zip(inner, names, strict=True)]
-        if keys:  # each group's edges (one sort of its probabilities), joined to its rows
-            edges_of = scored.group_by(keys).agg(p.sort().alias(listed)).select(*keys, *each)
-            with_edges = scored.join(edges_of, on=keys, how="inner")
-        else:
-            edges_of = scored.select(p.sort().implode().alias(listed)).select(*each)
-            with_edges = scored.join(edges_of, how="cross")
-        binned = with_edges.select(*keys, label, p, _row_bins(p, [pl.col(n) for n in names]).alias("bin"))
+    if strategy == "quantile" and n_bins > 1:
+        return quantile_bins(scored, keys, positive, prob, _levels(n_bins)[1:-1]).sort([*keys, "bin"])
+    edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
+    binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
     means = {"mean_predicted": Mean(p)}
     per_bin = exact_means(binned, [*keys, "bin"], means, count="count", sums={"_k": label})
     fraction = ratio(pl.col("_k"), pl.col("count")).alias("fraction_positive")
