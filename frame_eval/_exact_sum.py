@@ -35,11 +35,14 @@ Edge cases:
 - subnormal terms and quotients: exact, as any other (the quotient rounds
   to the subnormal grid).
 
-Two front ends share the parts and the rounding: :func:`exact_means`, every
-group of a frame from one group-by per summed column, and
-:func:`exact_mean`, an aggregation for ``group_by(...).agg`` (and
-``select``) that does the same for one group's values (small groups
-are added in Python, exactly, which gives the same integers).
+Two front ends share the rounding: :func:`exact_means`, every group of a
+frame from one group-by per summed column (the parts above), and
+:func:`exact_mean` (and :func:`exact_bin_means`), aggregations for
+``group_by(...).agg`` and ``select`` that take a group's values to Python and
+find the same exact sum there (``math.fsum`` of the values, then of the
+values less the roundings so far, until nothing is left; one by one for
+values that are not finite). The same integers, so the same bits; with many
+rows per group the frame methods are faster.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import polars as pl
 
@@ -56,11 +59,10 @@ from frame_eval._own_thread import on_own_thread
 __all__ = ["Mean", "exact_bin_means", "exact_mean", "exact_means"]
 
 _E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
-_ID, _GROUP, _COLUMN = "__fe_xs_id", "__fe_xs_group", "__fe_xs_column"
-RESERVED: Final = (_E, _HIGH, _LOW, _ROWS, _ID, _GROUP, _COLUMN)
+_GROUP, _COLUMN = "__fe_xs_group", "__fe_xs_column"
+RESERVED: Final = (_E, _HIGH, _LOW, _ROWS, _GROUP, _COLUMN)
 _U64: Final = pl.UInt64
 _SCALE: Final = 1075  # a finite double is a whole number of 2^-1075
-_PYTHON_ROWS: Final = 4096  # a group of fewer values is added in Python (the same integers)
 
 
 @dataclass(frozen=True)
@@ -118,8 +120,7 @@ class _Total:
             if value is None:
                 continue
             if math.isfinite(value):
-                top, bottom = value.as_integer_ratio()  # bottom: a power of 2, at most 2^1074
-                units += top << (_SCALE + 1 - bottom.bit_length())
+                units += _units(value)
             elif value != value:
                 self.nan = True
             elif value > 0:
@@ -282,30 +283,61 @@ def exact_means(
     )
 
 
-def _group_frame(lists: pl.Series) -> tuple[pl.DataFrame, list[int]]:
-    """The values of each list of a list-of-structs series, numbered by list (``_ID``), and the lists'
-    lengths."""
-    lengths = lists.list.len().fill_null(0).to_list()
-    flat = lists.rename("v").to_frame().with_row_index(_ID).explode("v").unnest("v")
-    return flat.filter(pl.col(_ID).is_in([i for i, n in enumerate(lengths) if n])), lengths
+def _groups(lists: pl.Series) -> list[dict[str, list[Any]]]:
+    """Each list of a list-of-structs series (one per group) as its fields' Python values.
+
+    Only direct conversions, no polars query: the aggregation's function runs on one of polars'
+    worker threads, where a query could run other groups' calls nested on the same thread."""
+    out = []
+    for i in range(lists.len()):
+        values = lists[i]
+        frame = values.struct.unnest() if values is not None else pl.DataFrame()
+        out.append({name: frame.get_column(name).to_list() for name in frame.columns})
+    return out
 
 
-def _one_total(values: pl.Series) -> _Total:
+def _units(value: float) -> int:
+    """A finite double in units of 2^-1075, exactly."""
+    top, bottom = value.as_integer_ratio()  # bottom: a power of 2, at most 2^1074
+    return top << (_SCALE + 1 - bottom.bit_length())
+
+
+def _python_total(values: list[float | None]) -> _Total:
+    """The exact sum of doubles (nulls count as 0), in Python.
+
+    ``math.fsum`` rounds the exact sum once; the exact sum less that rounding is again a sum of
+    doubles (the values and minus the roundings so far), so ``fsum`` of them gives the next part,
+    until nothing is left (each part is below the last one's unit in the last place: a few passes).
+    Values that are not finite, or whose sum passes the largest double, are added one by one instead."""
     total = _Total()
-    total.add_values(values.to_list())
+    finite = [v for v in values if v is not None]
+    try:
+        rounded = math.fsum(finite)
+        rest = finite[:]
+        for _ in range(64):
+            if rounded == 0.0 or not math.isfinite(rounded):
+                break
+            total.units += _units(rounded)
+            rest.append(-rounded)
+            rounded = math.fsum(rest)
+    except (OverflowError, ValueError):  # an intermediate overflow, or infinities of both signs
+        rounded = math.nan
+    if rounded != 0.0:  # (NaN or infinite values, an overflow, or no end: one by one)
+        total = _Total()
+        total.add_values(finite)
     return total
 
 
 def _list_means(lists: pl.Series, divisor: int, weighted: bool) -> pl.Series:
-    flat, lengths = _group_frame(lists)
-    if len(lengths) == 1 and flat.height < _PYTHON_ROWS:  # (one group's values, as exact in Python)
-        total = _one_total(flat.get_column("t"))
-        weights = _one_total(flat.get_column("w")) if weighted else None
-        return pl.Series([_mean(total, weights, lengths[0], divisor)], dtype=pl.Float64)
-    spec = {"m": ("t", "w" if weighted else None, divisor)}
-    means = _frame_means(flat, [_ID], spec).sort(_ID)
-    value = dict(zip(means.get_column(_ID).to_list(), means.get_column("m").to_list(), strict=True))
-    return pl.Series([value.get(i) if n else None for i, n in enumerate(lengths)], dtype=pl.Float64)
+    means = []
+    for group in _groups(lists):
+        terms = group.get("t", [])
+        if not terms:
+            means.append(None)
+            continue
+        weights = _python_total(group["w"]) if weighted else None
+        means.append(_mean(_python_total(terms), weights, len(terms), divisor))
+    return pl.Series(means, dtype=pl.Float64)
 
 
 def _aggregation(fields: list[pl.Expr], function: Callable[[pl.Series], pl.Series], dtype: pl.DataType
@@ -343,13 +375,15 @@ def exact_bin_means(values: pl.Expr, bins: pl.Expr, n_bins: int) -> pl.Expr:
     empty bin): :func:`exact_means`' bits, from one call per group."""
 
     def run(lists: pl.Series) -> pl.Series:
-        flat, lengths = _group_frame(lists)
-        means = _frame_means(flat, [_ID, "b"], {"m": ("t", None, 1)})
         out = []
-        for i, n in enumerate(lengths):
-            got = means.filter(pl.col(_ID) == i) if n else means.clear()
-            at = dict(zip(got.get_column("b").to_list(), got.get_column("m").to_list(), strict=True))
-            out.append([at.get(b) for b in range(n_bins)])
+        for group in _groups(lists):
+            parts: dict[int, list[float]] = {}
+            for value, b in zip(group.get("t", []), group.get("b", []), strict=True):
+                parts.setdefault(b, []).append(value)
+            out.append([
+                _mean(_python_total(parts[b]), None, len(parts[b]), 1) if b in parts else None
+                for b in range(n_bins)
+            ])
         return pl.Series(out, dtype=pl.List(pl.Float64))
 
     fields = [values.cast(pl.Float64).alias("t"), bins.cast(pl.Int64).alias("b")]

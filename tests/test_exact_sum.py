@@ -71,12 +71,19 @@ def _aggregations() -> list[pl.Expr]:
             exact_mean(t, None, 2).alias("halved")]
 
 
-@pytest.mark.parametrize("python_rows", [module._PYTHON_ROWS, 0])  # a group's values in Python, or not
+def _one_by_one(values: list[float | None]) -> module._Total:
+    total = module._Total()
+    total.add_values(values)
+    return total
+
+
+@pytest.mark.parametrize("one_by_one", [False, True])  # the aggregation's fsum passes, or value by value
 @pytest.mark.parametrize("rows", [40, 3000])
 def test_means_are_the_exact_quotients_rounded_once(
-    rows: int, python_rows: int, monkeypatch: pytest.MonkeyPatch
+    rows: int, one_by_one: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(module, "_PYTHON_ROWS", python_rows)
+    if one_by_one:
+        monkeypatch.setattr(module, "_python_total", _one_by_one)
     frame = _wide(rows, rows)
     want = _expected(frame)
     assert want.null_count().sum_horizontal().item() == 0
