@@ -37,12 +37,12 @@ Edge cases:
 
 Two front ends share the rounding: :func:`exact_means`, every group of a
 frame from one group-by per summed column (the parts above), and
-:func:`exact_mean` (and :func:`exact_bin_means`), aggregations for
-``group_by(...).agg`` and ``select`` that take a group's values to Python and
-find the same exact sum there (``math.fsum`` of the values, then of the
-values less the roundings so far, until nothing is left; one by one for
-values that are not finite). The same integers, so the same bits; with many
-rows per group the frame methods are faster.
+:func:`exact_mean`, an aggregation for ``group_by(...).agg`` and ``select``
+(:func:`python_mean` in other aggregations) that takes a group's values to
+Python and finds the same exact sum there (``math.fsum`` of the values, then
+of the values less the roundings so far, until nothing is left; one by one
+for values that are not finite). The same integers, so the same bits; with
+many rows per group the frame methods are faster.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ import polars as pl
 
 from frame_eval._own_thread import on_own_thread
 
-__all__ = ["Mean", "exact_bin_means", "exact_mean", "exact_means"]
+__all__ = ["Mean", "aggregation", "exact_mean", "exact_means", "group_values", "python_mean", "python_total"]
 
 _E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
 _GROUP, _COLUMN = "__fe_xs_group", "__fe_xs_column"
@@ -283,7 +283,7 @@ def exact_means(
     )
 
 
-def _groups(lists: pl.Series) -> list[dict[str, list[Any]]]:
+def group_values(lists: pl.Series) -> list[dict[str, list[Any]]]:
     """Each list of a list-of-structs series (one per group) as its fields' Python values.
 
     Only direct conversions, no polars query: the aggregation's function runs on one of polars'
@@ -302,7 +302,7 @@ def _units(value: float) -> int:
     return top << (_SCALE + 1 - bottom.bit_length())
 
 
-def _python_total(values: list[float | None]) -> _Total:
+def python_total(values: list[float | None]) -> _Total:
     """The exact sum of doubles (nulls count as 0), in Python.
 
     ``math.fsum`` rounds the exact sum once; the exact sum less that rounding is again a sum of
@@ -328,20 +328,30 @@ def _python_total(values: list[float | None]) -> _Total:
     return total
 
 
+def python_mean(terms: list[float | None], weights: list[float | None] | None = None, divisor: int = 1
+                ) -> float | None:
+    """:func:`exact_mean` of one group's values given as Python lists (null without terms)."""
+    if not terms:
+        return None
+    return _mean(python_total(terms), None if weights is None else python_total(weights), len(terms), divisor)
+
+
 def _list_means(lists: pl.Series, divisor: int, weighted: bool) -> pl.Series:
     means = []
-    for group in _groups(lists):
+    for group in group_values(lists):
         terms = group.get("t", [])
         if not terms:
             means.append(None)
             continue
-        weights = _python_total(group["w"]) if weighted else None
-        means.append(_mean(_python_total(terms), weights, len(terms), divisor))
+        weights = python_total(group["w"]) if weighted else None
+        means.append(_mean(python_total(terms), weights, len(terms), divisor))
     return pl.Series(means, dtype=pl.Float64)
 
 
-def _aggregation(fields: list[pl.Expr], function: Callable[[pl.Series], pl.Series], dtype: pl.DataType
-                 ) -> pl.Expr:
+def aggregation(fields: list[pl.Expr], function: Callable[[pl.Series], pl.Series], dtype: pl.DataType
+                ) -> pl.Expr:
+    """An aggregation calling ``function`` with each group's ``fields`` (a list of structs; read it with
+    :func:`group_values`), which returns one value per list."""
     return pl.struct(fields).implode().map_batches(function, return_dtype=dtype, returns_scalar=True)
 
 
@@ -366,25 +376,4 @@ def exact_mean(terms: pl.Expr, weights: pl.Expr | None = None, divisor: int = 1)
     def run(lists: pl.Series) -> pl.Series:
         return _list_means(lists, divisor, weights is not None)
 
-    return _aggregation(fields, run, pl.Float64)
-
-
-def exact_bin_means(values: pl.Expr, bins: pl.Expr, n_bins: int) -> pl.Expr:
-    """Aggregation: the list of ``n_bins`` means of ``values`` per bin (``bins`` holds 0 to
-    ``n_bins - 1``, one per value), each the exact sum rounded once by the bin's rows (null for an
-    empty bin): :func:`exact_means`' bits, from one call per group."""
-
-    def run(lists: pl.Series) -> pl.Series:
-        out = []
-        for group in _groups(lists):
-            parts: dict[int, list[float]] = {}
-            for value, b in zip(group.get("t", []), group.get("b", []), strict=True):
-                parts.setdefault(b, []).append(value)
-            out.append([
-                _mean(_python_total(parts[b]), None, len(parts[b]), 1) if b in parts else None
-                for b in range(n_bins)
-            ])
-        return pl.Series(out, dtype=pl.List(pl.Float64))
-
-    fields = [values.cast(pl.Float64).alias("t"), bins.cast(pl.Int64).alias("b")]
-    return _aggregation(fields, run, pl.List(pl.Float64))
+    return aggregation(fields, run, pl.Float64)

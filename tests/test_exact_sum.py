@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 from frame_eval import _exact_sum as module
-from frame_eval._exact_sum import Mean, exact_bin_means, exact_mean, exact_means
+from frame_eval._exact_sum import Mean, exact_mean, exact_means
 
 TINY = 5e-324  # the smallest subnormal
 BIG = sys.float_info.max
@@ -83,7 +83,7 @@ def test_means_are_the_exact_quotients_rounded_once(
     rows: int, one_by_one: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if one_by_one:
-        monkeypatch.setattr(module, "_python_total", _one_by_one)
+        monkeypatch.setattr(module, "python_total", _one_by_one)
     frame = _wide(rows, rows)
     want = _expected(frame)
     assert want.null_count().sum_horizontal().item() == 0
@@ -168,17 +168,6 @@ def test_no_rows() -> None:
     kept = pl.DataFrame({"g": [1, 1, 2], "t": [1.0, 2.0, 3.0]})
     agg = kept.group_by("g").agg(exact_mean(pl.col("t").filter(pl.col("g") == 2)).alias("m")).sort("g")
     assert agg["m"].to_list() == [None, 3.0]
-
-
-def test_bin_means_are_the_frame_means_per_bin() -> None:
-    frame = _wide(3000, 9).with_columns(b=(pl.col("w") * 2).cast(pl.Int64))  # bins 0 to 5, some empty
-    want = exact_means(frame.lazy(), ["g", "b"], {"m": Mean(pl.col("t"))}).collect()
-    got = frame.group_by("g").agg(exact_bin_means(pl.col("t"), pl.col("b"), 8).alias("m"))
-    for g, means in got.iter_rows():
-        assert len(means) == 8
-        for b, value in enumerate(means):
-            row = want.filter((pl.col("g") == g) & (pl.col("b") == b))
-            assert value == (row["m"].item() if row.height else None)
 
 
 def test_group_keys_of_any_kind_are_kept() -> None:

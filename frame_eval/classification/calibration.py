@@ -30,8 +30,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval._exact_sum import Mean, exact_bin_means, exact_means
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval._exact_sum import Mean, aggregation, exact_means, group_values, python_mean
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
 from frame_eval.classification.quantile_bins import quantile_bins
 from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
@@ -101,18 +101,39 @@ def _build_ece(columns: Any, cutoff: float | None, n_bins: int = 10, strategy: s
     raw = pl.col(prob).cast(pl.Float64)
     keep = is_pos.is_not_null() & raw.is_not_nan()
     label, p = is_pos.filter(keep), raw.filter(keep)
-    which = bins(p, n_bins, strategy)
-    means = exact_bin_means(p, which, n_bins)  # every bin's mean_predicted, from one call
-    rows = p.len().cast(pl.Int64)
-    gaps = []
-    for b in range(n_bins):
-        inside = which == b
-        count = inside.sum().cast(pl.Int64)
-        mean = means.list.get(b)
-        fraction = ratio(label.filter(inside).sum().cast(pl.Int64), count)
-        gaps.append(pl.when(count > 0).then(ratio(count, rows) * (mean - fraction).abs()).otherwise(0.0))
-    total = ordered_sum(pl.concat_list(gaps).explode())
-    return checked(pl.when(rows > 0).then(total), [actual], positive)
+    ece = _calibration_error(p, label.cast(pl.Int64), bins(p, n_bins, strategy), n_bins)
+    return checked(ece, [actual], positive)
+
+
+def _calibration_error(p: pl.Expr, label: pl.Expr, which: pl.Expr, n_bins: int) -> pl.Expr:
+    """Aggregation: a group's ECE from its probabilities, 0/1 labels and bins, in one call per group:
+    each bin's exact mean (:func:`~frame_eval._exact_sum.python_mean`), then the frame path's IEEE
+    steps (``n_b / n``, ``k_b / n_b``, the bin-weighted gaps added from 0 from the lowest bin up)."""
+
+    def run(lists: pl.Series) -> pl.Series:
+        out: list[float | None] = []
+        for group in group_values(lists):
+            values, labels, where = group.get("p", []), group.get("y", []), group.get("b", [])
+            if not values:
+                out.append(None)
+                continue
+            members: dict[int, list[float]] = {}
+            positives: dict[int, int] = {}
+            for value, y, b in zip(values, labels, where, strict=True):
+                members.setdefault(b, []).append(value)
+                positives[b] = positives.get(b, 0) + y
+            total = 0.0
+            for b in range(n_bins):
+                if b in members:
+                    count = len(members[b])
+                    mean = python_mean(members[b])
+                    assert mean is not None
+                    total += count / len(values) * abs(mean - positives[b] / count)
+            out.append(total)
+        return pl.Series(out, dtype=pl.Float64)
+
+    fields = [p.alias("p"), label.alias("y"), which.alias("b")]
+    return aggregation(fields, run, pl.Float64)
 
 
 def _positive_int(value: Any) -> str | None:
