@@ -3,7 +3,7 @@
 The builders of :mod:`~frame_eval.classification.probabilistic` and
 :mod:`~frame_eval.classification.calibration` compute a group's value inside
 one aggregation, which suits the ``C.*`` expressions; over many groups they
-cost a Python call per group (and, for ECE, a pass per bin in every group).
+cost a Python call per group, over each group's values.
 Here the frame is already checked (no nulls or NaN, probabilities in
 [0, 1]), so the same numbers come from frame-wide steps:
 
