@@ -205,6 +205,7 @@ import sys
 import numpy as np
 import polars as pl
 import frame_eval  # noqa: F401
+from frame_eval import classification as C
 
 out, engine = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(7)
@@ -223,6 +224,11 @@ parts = [
         .with_columns(pl.col("count").cast(pl.Float64)).unpivot(index=["model", "bin"])
         .select("model", pl.format("{}@{}", "variable", "bin").alias("metric"), "value"),
     lazy.ireval.scores("b", "s", by="model", metrics=["ROC_AUC", "AP", "PR_AUC"]),
+    lazy.group_by("model").agg(  # the C.* expressions' exact means, per group
+        C.log_loss("y", {0: "p0", 1: "p1", 2: "p2"}, weight="w").alias("log_loss_w"),
+        C.brier_score("b", "p1", weight="w").alias("brier_w"),
+        C.expected_calibration_error("b", "p1").alias("ECE"),
+    ).unpivot(index="model", variable_name="metric"),
 ]
 # each part's rows sorted by every column: the test compares values, not the order rows come in
 collected = [p.collect(engine=engine).with_columns(pl.col("value").cast(pl.Float64)) for p in parts]

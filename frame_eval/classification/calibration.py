@@ -13,9 +13,9 @@ to the lower bin). For each non-empty bin ``b``, with ``n_b`` rows of which
 ``k_b`` positive and probabilities summing to ``s_b``:
 
 - ``fraction_positive = k_b / n_b`` (scikit-learn's ``prob_true``, same bits);
-- ``mean_predicted = s_b / n_b`` (``prob_pred``; ``s_b`` adds the bin's
-  probabilities in ascending order, one by one, so the value is the same for
-  any row order; scikit-learn adds them in row order: within 1e-15);
+- ``mean_predicted = s_b / n_b`` (``prob_pred``): the exact sum of the bin's
+  probabilities over its rows, rounded once (:mod:`frame_eval._exact_sum`),
+  the same for any row order; scikit-learn adds them in row order: within 1e-15;
 - the expected calibration error ``ECE = sum_b (n_b / n) * |mean_predicted_b -
   fraction_positive_b|``, the bin-weighted gap, summed over the non-empty bins
   from the lowest up, one by one.
@@ -30,7 +30,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, ordered_sum, parseable, ratio
+from frame_eval._exact_sum import Mean, aggregation, exact_means, group_values, python_mean
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
+from frame_eval.classification.quantile_bins import quantile_bins
 from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
 __all__ = ["STRATEGIES", "bin_edges", "expected_calibration_error"]
@@ -99,17 +101,39 @@ def _build_ece(columns: Any, cutoff: float | None, n_bins: int = 10, strategy: s
     raw = pl.col(prob).cast(pl.Float64)
     keep = is_pos.is_not_null() & raw.is_not_nan()
     label, p = is_pos.filter(keep), raw.filter(keep)
-    which = bins(p, n_bins, strategy)
-    rows = p.len().cast(pl.Int64)
-    gaps = []
-    for b in range(n_bins):
-        inside = which == b
-        count = inside.sum().cast(pl.Int64)
-        mean = ratio(ordered_sum(p.filter(inside).sort()), count)
-        fraction = ratio(label.filter(inside).sum().cast(pl.Int64), count)
-        gaps.append(pl.when(count > 0).then(ratio(count, rows) * (mean - fraction).abs()).otherwise(0.0))
-    total = ordered_sum(pl.concat_list(gaps).explode())
-    return checked(pl.when(rows > 0).then(total), [actual], positive)
+    ece = _calibration_error(p, label.cast(pl.Int64), bins(p, n_bins, strategy), n_bins)
+    return checked(ece, [actual], positive)
+
+
+def _calibration_error(p: pl.Expr, label: pl.Expr, which: pl.Expr, n_bins: int) -> pl.Expr:
+    """Aggregation: a group's ECE from its probabilities, 0/1 labels and bins, in one call per group:
+    each bin's exact mean (:func:`~frame_eval._exact_sum.python_mean`), then the frame path's IEEE
+    steps (``n_b / n``, ``k_b / n_b``, the bin-weighted gaps added from 0 from the lowest bin up)."""
+
+    def run(lists: pl.Series) -> pl.Series:
+        out: list[float | None] = []
+        for group in group_values(lists):
+            values, labels, where = group.get("p", []), group.get("y", []), group.get("b", [])
+            if not values:
+                out.append(None)
+                continue
+            members: dict[int, list[float]] = {}
+            positives: dict[int, int] = {}
+            for value, y, b in zip(values, labels, where, strict=True):
+                members.setdefault(b, []).append(value)
+                positives[b] = positives.get(b, 0) + y
+            total = 0.0
+            for b in range(n_bins):
+                if b in members:
+                    count = len(members[b])
+                    mean = python_mean(members[b])
+                    assert mean is not None
+                    total += count / len(values) * abs(mean - positives[b] / count)
+            out.append(total)
+        return pl.Series(out, dtype=pl.Float64)
+
+    fields = [p.alias("p"), label.alias("y"), which.alias("b")]
+    return aggregation(fields, run, pl.Float64)
 
 
 def _positive_int(value: Any) -> str | None:
@@ -186,24 +210,6 @@ def _row_bins(p: pl.Expr, inner: list[pl.Expr]) -> pl.Expr:
     return pl.sum_horizontal([(p > edge).cast(pl.Int64) for edge in inner])
 
 
-def _inner_quantile_edges(listed: str, n_bins: int) -> list[pl.Expr]:
-    """The inner quantile edges of each row's sorted probabilities (a list column, never empty): one
-    expression per edge, :func:`bin_edges`' formula applied to one level at a time."""
-    values = pl.col(listed)
-    last = values.list.len().cast(pl.Int64) - 1
-    out = []
-    for q in _levels(n_bins)[1:-1]:
-        virtual = last.cast(pl.Float64) * (q * 100.0 / 100.0)
-        below = virtual.floor()
-        lower = below.cast(pl.Int64).clip(0, last)
-        # (an empty list, the whole frame's when it has no rows, gives null edges: no row reads them)
-        a = values.list.get(lower, null_on_oob=True)
-        b = values.list.get((lower + 1).clip(0, last), null_on_oob=True)
-        gamma, gap = virtual - below, b - a
-        out.append(pl.when(gamma >= 0.5).then(b + (-(gap * (1.0 - gamma)))).otherwise(a - (-(gap * gamma))))
-    return out
-
-
 def calibration_bins(
     scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int, strategy: str
 ) -> pl.LazyFrame:
@@ -211,36 +217,20 @@ def calibration_bins(
 
     ``scored`` holds the keys, a Boolean ``positive`` column and a Float64
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
-    Each row's bin is found row-wise: uniform edges are constants; quantile
-    edges are each group's, computed from its sorted probabilities and joined
-    to its rows. Then one group-by per (group, bin) counts the rows and
-    positives and adds the sorted probabilities one by one.
+    Uniform bins: each row's bin found row-wise (the edges are constants), then
+    the rows and positive labels of each (group, bin) counted and their
+    probabilities added exactly, the mean rounded once
+    (:func:`~frame_eval._exact_sum.exact_means`). Quantile bins: the edges are
+    each group's, read off one sort of every group's probabilities
+    (:func:`~frame_eval.classification.quantile_bins.quantile_bins`), then the
+    same counts and exact means.
     """
     p, label = pl.col(prob), pl.col(positive)
-    if strategy == "uniform" or n_bins == 1:
-        edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
-        binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
-    else:
-        names = [f"__frame_eval_edge{i}" for i in range(1, n_bins)]
-        listed = "__frame_eval_sorted"
-        inner = _inner_quantile_edges(listed, n_bins)
-        each = [edge.alias(name) for edge, name in zip(inner, names, strict=True)]
-        if keys:  # each group's edges (one sort of its probabilities), joined to its rows
-            edges_of = scored.group_by(keys).agg(p.sort().alias(listed)).select(*keys, *each)
-            with_edges = scored.join(edges_of, on=keys, how="inner")
-        else:
-            edges_of = scored.select(p.sort().implode().alias(listed)).select(*each)
-            with_edges = scored.join(edges_of, how="cross")
-        binned = with_edges.select(*keys, label, p, _row_bins(p, [pl.col(n) for n in names]).alias("bin"))
-    per_bin = binned.group_by([*keys, "bin"]).agg(
-        pl.len().cast(pl.Int64).alias("count"),
-        label.sum().cast(pl.Int64).alias("_k"),
-        p.sort().alias("_s"),
-    )
-    # the sorted probabilities added one by one from 0 (ordered_sum's order; + 0.0 as its first step)
-    per_bin = per_bin.with_columns(pl.col("_s").list.eval(pl.element().cum_sum()).list.last() + 0.0)
-    count = pl.col("count")
-    return per_bin.select(
-        *keys, "bin", count, ratio(pl.col("_s"), count).alias("mean_predicted"),
-        ratio(pl.col("_k"), count).alias("fraction_positive"),
-    ).sort([*keys, "bin"])
+    if strategy == "quantile" and n_bins > 1:
+        return quantile_bins(scored, keys, positive, prob, _levels(n_bins)[1:-1]).sort([*keys, "bin"])
+    edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
+    binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
+    means = {"mean_predicted": Mean(p)}
+    per_bin = exact_means(binned, [*keys, "bin"], means, count="count", sums={"_k": label})
+    fraction = ratio(pl.col("_k"), pl.col("count")).alias("fraction_positive")
+    return per_bin.select(*keys, "bin", "count", "mean_predicted", fraction).sort([*keys, "bin"])

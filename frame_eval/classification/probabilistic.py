@@ -25,16 +25,18 @@ the probabilities (in [0, 1], summing to 1 within scikit-learn's tolerance).
   the label: the wide layout's terms, so the same bits. Brier adds
   ``w (y - p)^2`` over every row and divides by the samples' weight (rows
   whose class is the label), halved when the group has two classes; its
-  terms are added sorted, as one sum, so it agrees with the wide layout
-  within 1e-15 relative rather than bit for bit. The frame method checks
+  terms are each row's squared gap, not each sample's sum of them, so it
+  agrees with the wide layout within 1e-15 relative rather than bit for bit. The frame method checks
   the layout (every sample has every class of its group once, one label and
   weight per sample, probabilities summing to 1).
 
-Both are null for a group without rows. Each row's term depends only on its
-label and probabilities, so the terms are sorted and added in NumPy's
-pairwise order (:func:`frame_eval._float.pairwise_sum`): the same bits for
-any row order, thread count and engine (scikit-learn adds them in row
-order: within 1e-15 relative).
+Both are null for a group without rows. Each mean is the exact sum of the
+terms (``w * term``, each product rounded as a double, with weights) over
+the exact sum of the weights (or the number of rows), rounded once
+(:mod:`frame_eval._exact_sum`; the Brier score's halving inside that one
+rounding): the correctly rounded value, the same bits for any row order,
+thread count and engine. scikit-learn adds the terms in NumPy's pairwise
+order and divides: within 1e-15 relative.
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval._float import pairwise_sum, row_sum
+from frame_eval._exact_sum import exact_mean
+from frame_eval._float import row_sum
 from frame_eval.classification.calibration import ECE
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable
 from frame_eval.registry import Doc, MeasureSpec, measure, register
 
 __all__ = ["brier_score", "log_loss"]
@@ -109,11 +112,9 @@ def _long_rows(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, pl.Expr]
     return (klass == pl.col(actual)).filter(keep), p.filter(keep), w, klass.filter(keep).n_unique()
 
 
-def mean_of(terms: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    """``np.average(terms, weights=weight)`` of a group's terms, sorted first (any row order, same bits)."""
-    if weight is None:
-        return ratio(pairwise_sum(terms.sort()), terms.len())
-    return ratio(pairwise_sum((terms * weight).sort()), pairwise_sum(weight.sort()))
+def mean_of(terms: pl.Expr, weight: pl.Expr | None, divisor: int = 1) -> pl.Expr:
+    """``np.average(terms, weights=weight) / divisor`` of a group's terms, from exact sums rounded once."""
+    return exact_mean(terms if weight is None else terms * weight, weight, divisor)
 
 
 def _clipped(p: pl.Expr) -> pl.Expr:
@@ -136,22 +137,25 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
     if "class" in columns:  # long: every row's squared gap, over the samples (their own class's rows)
         hit, p, w, k = _long_rows(columns)
         gap = hit.cast(pl.Float64) - p
-        if w is None:
-            mean = ratio(pairwise_sum((gap * gap).sort()), hit.sum().cast(pl.Int64))
-        else:
-            mean = ratio(pairwise_sum((gap * gap * w).sort()), pairwise_sum(w.filter(hit).sort()))
-        return pl.when(k == 2).then(mean * 0.5).when(k > 2).then(mean)  # scale_by_half="auto"; 1 class: null
+        # the samples' weights (or count): the rows of their own class, every other row adding 0
+        samples = hit.cast(pl.Float64) if w is None else pl.when(hit).then(w).otherwise(0.0)
+        terms = gap * gap if w is None else gap * gap * w
+
+        def mean(divisor: int) -> pl.Expr:
+            return exact_mean(terms, samples, divisor)
+
+        return pl.when(k == 2).then(mean(2)).when(k > 2).then(mean(1))  # scale_by_half="auto"; 1 class: null
     if "probs" in columns:
         keep, _, terms, w, k = class_terms(columns)
-        mean = mean_of(terms.filter(keep), None if w is None else w.filter(keep))
-        return mean * 0.5 if k < 3 else mean  # scikit-learn's scale_by_half="auto"
+        # scikit-learn's scale_by_half="auto": halved with two classes (inside the mean's one rounding)
+        return mean_of(terms.filter(keep), None if w is None else w.filter(keep), 2 if k < 3 else 1)
     label, p, w, actual, positive = _rows(columns)
     # scikit-learn's two-column form: ((1 - y) - (1 - p))^2 + (y - p)^2, then halved; the same value as
     # (y - p)^2 in exact arithmetic, and the same bits as scikit-learn's also when 1 - p rounds or
     # w * term is subnormal
     y = label.cast(pl.Float64)
     gap_neg, gap_pos = (1.0 - y) - (1.0 - p), y - p
-    return checked(mean_of(gap_neg * gap_neg + gap_pos * gap_pos, w) * 0.5, [actual], positive)
+    return checked(mean_of(gap_neg * gap_neg + gap_pos * gap_pos, w, 2), [actual], positive)
 
 
 def _spec(name: str, summary: str, build: Any, *aliases: str, doc: Doc) -> MeasureSpec:

@@ -17,10 +17,12 @@ from typing import Any, Final
 import polars as pl
 
 from frame_eval import _checks
+from frame_eval._exact_sum import RESERVED as EXACT_RESERVED
+from frame_eval._exact_sum import Mean, exact_means
 from frame_eval.classification import frame_checks as _front
 from frame_eval.classification.binary_probabilities import binary_probabilities
 from frame_eval.classification.calibration import calibration_bins, check_binning
-from frame_eval.classification.counts import AUTO, ratio
+from frame_eval.classification.counts import AUTO
 from frame_eval.classification.probabilistic import (
     BRIER,
     LOG_LOSS,
@@ -29,8 +31,6 @@ from frame_eval.classification.probabilistic import (
     class_terms,
     prob_columns,
 )
-from frame_eval.classification.sorted_sums import COUNT, SUM, sorted_sums
-from frame_eval.classification.sorted_sums import RESERVED as SORTED_RESERVED
 from frame_eval.registry import resolve
 
 __all__ = ["calibration", "probabilities"]
@@ -107,7 +107,7 @@ def probabilities(
     _front._check_shape(shape)
     ms = _measures(metrics)
     by = list(by)
-    _front._check_by(by, ["metric", "value", *SORTED_RESERVED])
+    _front._check_by(by, ["metric", "value", *EXACT_RESERVED])
     schema = frame.collect_schema()
     prob_columns(prob, positive, weight)  # the expressions' checks of prob= and positive=
     given = list(prob.values()) if isinstance(prob, Mapping) else [prob]
@@ -166,13 +166,10 @@ def probabilities(
         spec_columns = {"actual": _front._POSITIVE, "score": _front._SCORE, "positive": True}
     if weight is not None:
         spec_columns["weight"] = weight
-    exprs = [  # (built also where unused: the builders raise on options they do not take)
-        m.spec.build(spec_columns, None, **m.kwargs).cast(pl.Float64).alias(k) for k, m in chosen.items()
-    ]
-    if isinstance(prob, Mapping) and weight is None:  # every group's terms from one sort
+    for m in chosen.values():  # (built, unused: the builders raise on options their measure does not take)
+        m.spec.build(spec_columns, None, **m.kwargs)
+    if isinstance(prob, Mapping):  # every group's exact sums from one group-by per summed column
         wide = _class_means(scored, by, chosen, spec_columns)
-    elif isinstance(prob, Mapping):
-        wide = scored.group_by(by).agg(exprs).sort(by) if by else scored.select(exprs)
     else:  # the checked frame's values from frame-wide steps, the builders' bits
         wide = binary_probabilities(scored, by, _front._POSITIVE, _front._SCORE, weight, chosen)
         wide = wide.sort(by) if by else wide
@@ -180,20 +177,16 @@ def probabilities(
 
 
 def _class_means(frame: pl.LazyFrame, by: list[str], chosen: Mapping[str, Any], columns: Any) -> pl.LazyFrame:
-    """``[*by, *chosen]``: multi-class log-loss and Brier score without weights, as their builders give
-    them (the same terms, sorted, added in NumPy's order, over as many rows), each from one sort of every
-    group's terms (:func:`~frame_eval.classification.sorted_sums.sorted_sums`)."""
-    keep, log_terms, brier_terms, _, k = class_terms(columns)
-    rows = frame.filter(keep)
-    wide: pl.LazyFrame | None = None
+    """``[*by, *chosen]``: multi-class log-loss and Brier score, as their builders give them (the same
+    terms and weights, the same exact sums rounded once), every group's from frame-wide steps
+    (:func:`~frame_eval._exact_sum.exact_means`)."""
+    keep, log_terms, brier_terms, w, k = class_terms(columns)
+    means = {}
     for key, m in chosen.items():
-        sums = sorted_sums(rows, by, log_terms if m.spec is LOG_LOSS else brier_terms)
-        mean = ratio(pl.col(SUM), pl.col(COUNT))
-        if m.spec is BRIER and k < 3:
-            mean = mean * 0.5  # scikit-learn's scale_by_half="auto"
-        part = sums.select(*by, mean.alias(key))
-        wide = part if wide is None else _front._beside(wide, part, by)
-    assert wide is not None
+        terms = log_terms if m.spec is LOG_LOSS else brier_terms
+        halved = m.spec is BRIER and k < 3  # scikit-learn's scale_by_half="auto"
+        means[key] = Mean(terms if w is None else terms * w, w, 2 if halved else 1)
+    wide = exact_means(frame.filter(keep), by, means)
     return wide.sort(by) if by else wide
 
 

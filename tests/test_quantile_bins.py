@@ -1,0 +1,69 @@
+"""Quantile calibration bins from one sort of packed keys against NumPy's percentiles, per group."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import polars as pl
+import pytest
+
+from frame_eval.classification import quantile_bins as module
+from frame_eval.classification.calibration import calibration_bins
+
+
+def _frame(rows: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(rows), 2)  # ties, values on the edges
+    p[rng.random(rows) < 0.05] = 0.0
+    p[rng.random(rows) < 0.02] = -0.0
+    p[rng.random(rows) < 0.05] = 1.0
+    return pl.DataFrame({
+        "g": rng.choice(["a", "b", "c", "d", "e"], rows), "h": rng.integers(0, 2, rows),
+        "y": rng.random(rows) < 0.4, "p": p,
+    })
+
+
+def _reference(frame: pl.DataFrame, keys: list[str], n_bins: int) -> pl.DataFrame:
+    rows = []
+    parts = frame.group_by(keys) if keys else [((), frame)]
+    for key, part in parts:
+        p, y = part["p"].to_numpy(), part["y"].to_numpy()
+        edges = np.percentile(p, np.linspace(0.0, 1.0, n_bins + 1) * 100)
+        which = np.searchsorted(edges[1:-1], p, side="left")
+        for b in np.unique(which):
+            inside = which == b
+            total = sum((Fraction(float(v)) for v in p[inside]), Fraction(0))
+            n = int(inside.sum())
+            rows.append((*key, int(b), n, float(total / n), int(y[inside].sum()) / n))
+    schema = {**{k: frame.schema[k] for k in keys}, "bin": pl.Int64, "count": pl.Int64,
+              "mean_predicted": pl.Float64, "fraction_positive": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row").sort([*keys, "bin"])
+
+
+@pytest.mark.parametrize("keys", [[], ["g"], ["g", "h"]])
+@pytest.mark.parametrize(("rows", "n_bins"), [(1, 3), (7, 4), (3000, 10), (3000, 7)])
+def test_bins_are_numpys(keys: list[str], rows: int, n_bins: int) -> None:
+    frame = _frame(rows, rows + n_bins)
+    want = _reference(frame, keys, n_bins)
+    for order in range(2):
+        shuffled = frame.sample(fraction=1.0, shuffle=True, seed=order).lazy()
+        for engine in ("in-memory", "streaming"):
+            got = calibration_bins(shuffled, keys, "y", "p", n_bins, "quantile").collect(engine=engine)  # type: ignore[call-overload]
+            assert got.equals(want)
+
+
+def test_keys_sharing_a_hash_are_numbered_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    frame = _frame(2000, 3)
+    want = _reference(frame, ["g", "h"], 5)
+    monkeypatch.setattr(module, "keys_hash", lambda keys: pl.lit(7, pl.UInt64))  # every group one hash
+    got = calibration_bins(frame.lazy(), ["g", "h"], "y", "p", 5, "quantile").collect()
+    assert got.equals(want)
+
+
+def test_no_rows() -> None:
+    frame = _frame(10, 0).head(0)
+    for keys in ([], ["g"]):
+        got = calibration_bins(frame.lazy(), keys, "y", "p", 5, "quantile").collect()
+        assert got.height == 0
+        assert got.columns == [*keys, "bin", "count", "mean_predicted", "fraction_positive"]
