@@ -65,12 +65,10 @@ def ranking(data: Path) -> None:
     # (here judgements below 1) left out
     own_thread_rows, _own_thread.OWN_THREAD_ROWS = _own_thread.OWN_THREAD_ROWS, run.height + 1
     with _checks.deferred(rows=run.height, unoptimized_rows=_checks.EVALUATION_UNOPTIMIZED_ROWS) as state:
-        # (the counts an eager call takes beside its plan are left out of these sub-plans, not begun)
+        # (the qrels' count an eager call takes beside its plan is left out of these sub-plans, not begun)
         step = -(-run.height // state.chunks)
         slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
         _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
-        if isinstance(repeats, _checks.Parts):  # the count as one plan, its slices' sorts in frame functions
-            repeats = repeats.whole
         lowest = min(m.lowest_read for m in measures)
         compact, _, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest, numbered=True)
         pairs = labelled(MEASURES, labels="canonical", names="canonical")
@@ -78,8 +76,8 @@ def ranking(data: Path) -> None:
                                 duplicates="error")
     _own_thread.OWN_THREAD_ROWS = own_thread_rows
     print(f"({len(slices) or 1} slices of the run)")
-    best("rank by score (in slices)", ranked.collect)
-    best("  + the query groups (rank sums, num_ret)", lambda: pl.collect_all([ranked, groups]))
+    best("rank by score (runs of equal keys, in slices)", ranked.collect)
+    best("  + the query groups (ties, num_ret, repeats per run)", lambda: pl.collect_all([ranked, groups]))
     best("  + the exact re-rank of tied queries", lambda: pl.collect_all([ranked, groups, exact]))
     best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
     best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
@@ -101,8 +99,8 @@ def ranking(data: Path) -> None:
     best("the result without the data checks", result.collect)
 
     def planned() -> tuple[pl.LazyFrame, _checks.Counted]:
-        # built afresh: the counts an eager call takes beside its plan (repeated documents by slice,
-        # repeated judgements) begin on a thread of their own when the plan is built
+        # built afresh: the count an eager call takes beside its plan (repeated judgements) begins on a
+        # thread of its own when the plan is built
         with _checks.deferred(rows=run.height, unoptimized_rows=_checks.EVALUATION_UNOPTIMIZED_ROWS) as state:
             state.other_in_memory = True
             built = per_query_wide(run.lazy(), qrels.lazy(), pairs, cols, complete=False, depth=None,
