@@ -136,7 +136,7 @@ _BLOCK = "__frame_eval_block"
 
 def _ranks_by_runs(
     run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, slices: Sequence[tuple[int, int]]
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
     """:func:`_score_ranks` of an in-memory run given as slices, ranked by runs of equal keys.
 
     Within each slice, a run of rows with equal query keys (a query's rows, when the run is stored
@@ -147,12 +147,17 @@ def _ranks_by_runs(
     by the pair. The runs compare the keys themselves, so no hash can merge two queries. Repeated
     documents are counted per run (rows less distinct doc_ids) and over all rows of the re-ranked
     queries, where two runs may part two copies of a document. The ranks come out in row order,
-    beside the run's own key and document columns (in memory: nothing copied)."""
+    beside the run's own key and document columns (in memory: nothing copied).
+
+    The runs' counts are collected at once (the run is an eager call's, in memory, and the call
+    collects next): a table of a row per query that every later step reads as it is (in the plan,
+    each reader pruned its own columns from a shared group-by, which then ran once per reader),
+    and when no query needs its exact ranks, as usual, ``exact`` is ``None`` and the plan has no
+    re-rank at all."""
     keys = cols.query_keys
     n = pl.len().cast(pl.UInt64)
-    changed = [pl.col(k).ne_missing(pl.col(k).shift()) for k in keys]
-    starts = changed[0] if len(changed) == 1 else pl.any_horizontal(changed)
-    block = starts.cum_sum().cast(pl.UInt32).set_sorted().alias(_BLOCK)
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    block = key.rle_id().set_sorted().alias(_BLOCK)
     by_score = pl.col(cols.score).rank("min", descending=True).cast(pl.UInt32).alias(cols.rank)
     # -0.0 ties with 0.0, as trec_eval compares (and as the ranks do)
     score = pl.col(cols.score)
@@ -175,24 +180,25 @@ def _ranks_by_runs(
             *(pl.col(k).first() for k in keys), n.alias(_NUM_RET), tied.alias(_RANK_SUM), repeated)
          for start, length in slices],
         parallel=False,
-    )
+    ).collect(engine="streaming")
     groups = per_run.group_by(keys).agg(
         pl.col(_NUM_RET).sum().cast(pl.UInt32),
         (pl.col(_RANK_SUM).any() | (pl.len() > 1)).alias(_RANK_SUM),
         pl.col(_REPEATS).sum(),
-    ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
-    # from the run itself (in memory: read again for free), so that no step waits for the groups
-    # with all ranked rows held for it; read by the exact ranks and the repeats
-    queries = groups.filter(_RANK_SUM).select(keys)
-    again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
-    per_query = again.group_by(keys).agg(repeated).select(_REPEATS)
-    repeats = pl.concat([groups.select(_REPEATS), per_query], parallel=False).select(
-        pl.col(_REPEATS).sum().cast(pl.UInt64).alias("count")
     )
-    exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
+    counted = pl.lit(groups.get_column(_REPEATS).sum(), pl.UInt64)
+    queries = groups.filter(_RANK_SUM).select(keys)
+    exact = None
+    repeats = pl.LazyFrame().select(counted.alias("count"))
+    if queries.height:
+        again = run.select(*keys, cols.doc_id, cols.score).join(queries.lazy(), on=keys, how="semi").cache()
+        exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
+        # their rows again as a whole: two runs of one query may part two copies of a document
+        repeats = again.group_by(keys).agg(repeated).select(
+            (pl.col(_REPEATS).sum().cast(pl.UInt64) + counted).alias("count")
+        )
     scored = run.select(*keys, cols.doc_id, cols.score)
-    return scored, ranked, groups.select(*keys, _NUM_RET), repeats, exact
-
+    return scored, ranked, groups.lazy().select(*keys, _NUM_RET), repeats, exact
 
 
 _SAMPLE_ROWS = 100_000
