@@ -202,14 +202,23 @@ def _ranks_by_runs(
 
 
 _SAMPLE_ROWS = 100_000
+_SAMPLES = 4
 
 
-def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str]) -> bool:
-    """Whether the first rows of an eager run come a query at a time (as TREC runs do), so that
-    slices of rows part few queries; only the speed of ranking by slices depends on it."""
+def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str], rows: int | None = None) -> bool:
+    """Whether an eager run of ``rows`` rows comes a query at a time (as TREC runs do), judged from
+    ``_SAMPLES`` windows spread over it (the first ``_SAMPLE_ROWS`` rows when it has no more): runs
+    of equal keys at least two rows long on average, and a query in at most two of them, so that
+    slices of rows and :func:`_ranks_by_runs` part few queries. Only the speed depends on it (a
+    query in several runs is ranked again by the pair)."""
     key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
-    changes, distinct = run.head(_SAMPLE_ROWS).select(
-        (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
+    if rows is None or rows <= _SAMPLE_ROWS:
+        sample = run.head(_SAMPLE_ROWS)
+    else:
+        width = _SAMPLE_ROWS // _SAMPLES
+        step = (rows - width) // (_SAMPLES - 1)
+        sample = pl.concat([run.slice(i * step, width) for i in range(_SAMPLES)])
+    size, changes, distinct = sample.select(
+        pl.len().alias("rows"), (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
     ).collect(engine="in-memory").row(0)
-    return changes + 1 <= 2 * distinct
-
+    return changes + 1 <= 2 * distinct and size >= 2 * (changes + 1)
