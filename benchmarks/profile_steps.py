@@ -68,6 +68,9 @@ def ranking(data: Path) -> None:
         # (the qrels' count an eager call takes beside its plan is left out of these sub-plans, not begun)
         step = -(-run.height // state.chunks)
         slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
+        # a run ranked by runs of equal keys has its runs' counts collected here, as the plan is built
+        best("the runs' counts (sizes, ties, repeats; as the plan is built)",
+             lambda: _score_ranks(run.lazy(), cols, pl.String, slices=slices))
         _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
         lowest = min(m.lowest_read for m in measures)
         compact, _, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest, numbered=True)
@@ -77,10 +80,13 @@ def ranking(data: Path) -> None:
     _own_thread.OWN_THREAD_ROWS = own_thread_rows
     print(f"({len(slices) or 1} slices of the run)")
     best("rank by score (runs of equal keys, in slices)", ranked.collect)
-    best("  + the query groups (ties, num_ret, repeats per run)", lambda: pl.collect_all([ranked, groups]))
+    best("  + the query groups (num_ret)", lambda: pl.collect_all([ranked, groups]))
+    if exact is None:
+        print("  (no query is ranked again by the pair)")
+        exact = ranked.head(0)
     best("  + the exact re-rank of tied queries", lambda: pl.collect_all([ranked, groups, exact]))
     best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
-    best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
+    best("the compact frame (ranks, groups, judgements join; built before)", compact.collect)
     frame = compact.collect()
     # as evaluate() sorts it: by one UInt64 column, the query's number, then the rank
     ordered = frame.lazy().with_columns(_number_and_rank("rank").alias("order")).sort("order").select(
@@ -96,7 +102,7 @@ def ranking(data: Path) -> None:
         one, picks = _aggregations((m,), roles, True)
         alone = frame.lazy().group_by(QUERY_NUMBER).agg(one).select(picks)
         best(f"  {m.name} alone", alone.collect)
-    best("the result without the data checks", result.collect)
+    best("the result without the data checks (built before)", result.collect)
 
     def planned() -> tuple[pl.LazyFrame, _checks.Counted]:
         # built afresh: the count an eager call takes beside its plan (repeated judgements) begins on a
