@@ -65,12 +65,13 @@ def ranking(data: Path) -> None:
     # (here judgements below 1) left out
     own_thread_rows, _own_thread.OWN_THREAD_ROWS = _own_thread.OWN_THREAD_ROWS, run.height + 1
     with _checks.deferred(rows=run.height, unoptimized_rows=_checks.EVALUATION_UNOPTIMIZED_ROWS) as state:
-        # (the counts an eager call takes beside its plan are left out of these sub-plans, not begun)
+        # (the qrels' count an eager call takes beside its plan is left out of these sub-plans, not begun)
         step = -(-run.height // state.chunks)
         slices = [(start, step) for start in range(0, run.height, step)] if state.chunks > 1 else []
+        # a run ranked by runs of equal keys has its runs' counts collected here, as the plan is built
+        best("the runs' counts (sizes, ties, repeats; as the plan is built)",
+             lambda: _score_ranks(run.lazy(), cols, pl.String, slices=slices))
         _, ranked, groups, repeats, exact = _score_ranks(run.lazy(), cols, pl.String, slices=slices)
-        if isinstance(repeats, _checks.Parts):  # the count as one plan, its slices' sorts in frame functions
-            repeats = repeats.whole
         lowest = min(m.lowest_read for m in measures)
         compact, _, _ = evaluation_frame(run.lazy(), qrels.lazy(), cols, lowest_read=lowest, numbered=True)
         pairs = labelled(MEASURES, labels="canonical", names="canonical")
@@ -78,11 +79,14 @@ def ranking(data: Path) -> None:
                                 duplicates="error")
     _own_thread.OWN_THREAD_ROWS = own_thread_rows
     print(f"({len(slices) or 1} slices of the run)")
-    best("rank by score (in slices)", ranked.collect)
-    best("  + the query groups (rank sums, num_ret)", lambda: pl.collect_all([ranked, groups]))
+    best("rank by score (runs of equal keys, in slices)", ranked.collect)
+    best("  + the query groups (num_ret)", lambda: pl.collect_all([ranked, groups]))
+    if exact is None:
+        print("  (no query is ranked again by the pair)")
+        exact = ranked.head(0)
     best("  + the exact re-rank of tied queries", lambda: pl.collect_all([ranked, groups, exact]))
     best("  + the count of repeated documents", lambda: pl.collect_all([ranked, groups, exact, repeats]))
-    best("the compact evaluation frame (ranks, groups, judgements join)", compact.collect)
+    best("the compact frame (ranks, groups, judgements join; built before)", compact.collect)
     frame = compact.collect()
     # as evaluate() sorts it: by one UInt64 column, the query's number, then the rank
     ordered = frame.lazy().with_columns(_number_and_rank("rank").alias("order")).sort("order").select(
@@ -98,11 +102,11 @@ def ranking(data: Path) -> None:
         one, picks = _aggregations((m,), roles, True)
         alone = frame.lazy().group_by(QUERY_NUMBER).agg(one).select(picks)
         best(f"  {m.name} alone", alone.collect)
-    best("the result without the data checks", result.collect)
+    best("the result without the data checks (built before)", result.collect)
 
     def planned() -> tuple[pl.LazyFrame, _checks.Counted]:
-        # built afresh: the counts an eager call takes beside its plan (repeated documents by slice,
-        # repeated judgements) begin on a thread of their own when the plan is built
+        # built afresh: the count an eager call takes beside its plan (repeated judgements) begins on a
+        # thread of its own when the plan is built
         with _checks.deferred(rows=run.height, unoptimized_rows=_checks.EVALUATION_UNOPTIMIZED_ROWS) as state:
             state.other_in_memory = True
             built = per_query_wide(run.lazy(), qrels.lazy(), pairs, cols, complete=False, depth=None,

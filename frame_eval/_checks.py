@@ -17,7 +17,6 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import polars as pl
 
@@ -107,11 +106,9 @@ class Problem:
     # checks of one source are then counted in one pass (see ``_tallies``)
     source: pl.LazyFrame | None = None
     count: pl.Expr | None = None
-    # the count of an eager call in two parts, for :class:`Counted`: ``outside``, counted by Python
-    # beside the plan (see ``_own_thread.in_background``), plus ``rest`` (a one-row ``count`` frame
-    # counted with the result, or None); ``frame`` stays the whole count as one plan
+    # the count of an eager call, for :class:`Counted`, counted by Python beside the plan (see
+    # ``_own_thread.in_background``); ``frame`` stays the count as one plan
     outside: Callable[[], int] | None = None
-    rest: pl.LazyFrame | None = None
 
 
 def first_rows(source: pl.LazyFrame, bad: pl.Expr, value: str | None = None) -> tuple[int, int, object]:
@@ -194,18 +191,9 @@ def sorted_repeats(hashes: pl.DataFrame, *, multithreaded: bool = True) -> pl.Da
     return pl.DataFrame({ordered.name: [count]}, schema={ordered.name: pl.UInt64})
 
 
-class Parts(NamedTuple):
-    """A check's count as one plan (``whole``, a one-row ``count`` frame) and, for an eager call, in
-    the two parts :class:`Problem` describes (``outside`` and ``rest``)."""
-
-    whole: pl.LazyFrame
-    outside: Callable[[], int] | None = None
-    rest: pl.LazyFrame | None = None
-
-
 def duplicate_problem(
     frame: pl.LazyFrame, keys: Sequence[str], label: str, fix: str,
-    suspect: pl.LazyFrame | Parts | None = None, *, in_memory: bool = False,
+    suspect: pl.LazyFrame | None = None, *, in_memory: bool = False,
 ) -> Problem:
     """Key combinations that occur more than once.
 
@@ -215,15 +203,13 @@ def duplicate_problem(
     hashes): 0 means no repeats for certain. Only when
     it is not (a repeat, or a hash collision) does the exact hash aggregation
     run, to confirm and name an example. A caller that counts the same thing
-    more cheaply on the way (one ``count`` row, or :class:`Parts`) passes it as ``suspect``;
+    more cheaply on the way (one ``count`` row) passes it as ``suspect``;
     ``in_memory`` (a frame an eager call holds, of a size that fits): the hashes
     are sorted as one series in a frame function, which costs half the CPU; when
     the state says the frame is in memory (``Deferred.other_in_memory``), on a
     thread of ours beside the plan (a phase of its own, on one core, in the plan).
     """
-    source, count, outside, rest = None, None, None, None
-    if isinstance(suspect, Parts):
-        suspect, outside, rest = suspect
+    source, count, outside = None, None, None
     state = current()
     if suspect is None and in_memory and state is not None and not state.small:
         # an eager call's frame: its hashes sorted as one series (half the CPU of the sort in the plan)
@@ -262,7 +248,7 @@ def duplicate_problem(
             f"{times.collect().item()} times; {fix}"
         )
 
-    return Problem(suspect, explain, source=source, count=count, outside=outside, rest=rest)
+    return Problem(suspect, explain, source=source, count=count, outside=outside)
 
 
 _pending = threading.local()  # the call that collects at once, if any (see ``deferred``)
@@ -460,7 +446,7 @@ class Counted:
     checks: tuple[Problem, ...]
     row: pl.LazyFrame
     given: dict[int, pl.LazyFrame]
-    outside: dict[int, Callable[[], int]]  # counts (or parts of them) from outside the plan, by position
+    outside: dict[int, Callable[[], int]]  # counts from outside the plan, by position
 
     @classmethod
     def of(cls, checks: Sequence[Problem]) -> Counted:
@@ -471,8 +457,6 @@ class Counted:
         for i, c in enumerate(checks):
             if c.outside is not None:
                 outside[i] = c.outside
-                if c.rest is not None:
-                    parts.append(c.rest.select(pl.col("count").cast(pl.UInt64).alias(str(i))))
             elif c.explain is _as_given:
                 given[i] = c.frame.select(pl.col("count").cast(pl.UInt64), pl.col("message"))
             elif c.source is not None and c.count is not None:

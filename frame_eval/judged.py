@@ -129,7 +129,7 @@ def _plan(
             run = run.cache()
     slices: list[tuple[int, int]] = []
     if state is not None and state.rows is not None and state.chunks > 1 and duplicates == "error" \
-            and not judged_only and not whole_run and _stored_by_query(run, keys):
+            and not judged_only and not whole_run and _stored_by_query(run, keys, state.rows):
         step = -(-state.rows // state.chunks)  # the eager run as given: its slices cost nothing
         slices = [(start, step) for start in range(0, state.rows, step)]
     scored, ranked, counts, repeats, exact = _score_ranks(run, cols, doc_dtype, small=small, slices=slices)

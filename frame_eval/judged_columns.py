@@ -135,7 +135,7 @@ def _problems(
     qrels: pl.LazyFrame,
     cols: RunColumns,
     duplicates: Duplicates,
-    run_repeats: pl.LazyFrame | _checks.Parts | None = None,
+    run_repeats: pl.LazyFrame | None = None,
     run_counted: pl.LazyFrame | None = None,
 ) -> list[pl.LazyFrame | _checks.Problem]:
     problems: list[pl.LazyFrame | _checks.Problem] = []

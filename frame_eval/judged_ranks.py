@@ -2,8 +2,9 @@
 
 :func:`rank_expr` is the exact rank (score descending, then doc_id descending as text);
 :func:`_score_ranks` ranks by the score alone and takes the exact rank only where it can
-differ (ties, shared windows), optionally a slice of rows at a time; :func:`_sorted_ranks`
-ranks a small input in one sort. :mod:`frame_eval.judged` joins the ranks with the qrels.
+differ (ties, shared windows; a large in-memory run stored by query, by runs of equal keys a
+slice of rows at a time); :func:`_sorted_ranks` ranks a small input in one sort.
+:mod:`frame_eval.judged` joins the ranks with the qrels.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from frame_eval import _checks, _own_thread
 from frame_eval.judged_columns import RunColumns
 
 
@@ -57,7 +57,6 @@ _NUM_RET = "__frame_eval_num_ret"
 _RANK_SUM = "__frame_eval_rank_sum"
 _EXACT = "__frame_eval_exact_rank"
 _REPEATS = "__frame_eval_repeats"
-_DOC_SEED = 7  # the doc_id hash beside the query keys' own (unseeded): (a, b) and (b, a) differ
 
 
 def _group_hash(keys: Sequence[str]) -> pl.Expr:
@@ -69,7 +68,7 @@ def _group_hash(keys: Sequence[str]) -> pl.Expr:
 def _score_ranks(
     run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, *, small: bool = False,
     slices: Sequence[tuple[int, int]] = (),
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | _checks.Parts, pl.LazyFrame | None]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
     """Ranks by score alone, the query groups, and exact ranks for the queries that need them.
 
     Ranking every row by the (score, doc_id) pair is the costliest step of an
@@ -86,24 +85,15 @@ def _score_ranks(
 
     Every query of a window that fails either check is ranked again by the pair.
 
-    ``slices`` (``(offset, length)`` pairs covering an in-memory run, whose slices cost nothing):
-    the windows are taken within each slice, one slice after the other. A window function's
-    working memory grows with its rows (at 10M rows about 300 MB for a 40 MB rank column), a
-    slice's is a fraction of it, and the values do not change: a query cut by a slice boundary
-    has windows short of its rows, so its rank sum is short of ``n (n + 1) / 2`` and it is
-    ranked again by the pair. A run stored by query (as TREC runs are) has few such queries.
-    Repeated documents are counted per slice too (a distinct count's hash set also grows with
-    the rows: rows less distinct hashes of the (query keys, doc_id) pair, one set per slice rather
-    than one per window), and over all rows of the re-ranked queries, where a slice boundary may
-    part two copies of a document.
+    ``slices`` (``(offset, length)`` pairs covering an in-memory run stored by query, whose slices
+    cost nothing): ranked instead by runs of equal keys within each slice (:func:`_ranks_by_runs`),
+    with no window and no hash.
 
     Returns ``(scored, ranked, groups, repeats, exact)``: the run's key, document and score
-    columns as read once (the data checks count on them; a sliced run's own, in memory, so that
-    the cached ranks carry no score), the run as ``[*keys, doc_id, rank]``
-    ranked by score, ``[*keys, num_ret]`` for every query of the run, ``[count]``: rows less
-    distinct doc_id hashes per window (0 unless a document repeats or two hashes collide, so a
-    positive count may over-report, never miss, a repeat; sliced, as :class:`~frame_eval._checks.Parts`
-    whose slices are counted on a thread of ours from the moment the plan is built), and
+    columns as read once (the data checks count on them; a sliced run's own, in memory), the run
+    as ``[*keys, doc_id, rank]`` ranked by score, ``[*keys, num_ret]`` for every query of the run,
+    ``[count]``: rows less distinct doc_id hashes per window (0 unless a document repeats or two
+    hashes collide, so a positive count may over-report, never miss, a repeat), and
     ``[*keys, doc_id, exact]`` with the (score, doc_id) rank of every document of the re-ranked
     queries (usually none), which takes precedence over ``rank``.
 
@@ -121,73 +111,114 @@ def _score_ranks(
         repeats = groups.select(total)
         by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
         return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, None
+    if len(slices) > 1:
+        return _ranks_by_runs(run, cols, doc_dtype, slices)
     score_rank = pl.col(cols.score).rank("min", descending=True).over(_GROUP)
-
-    sliced = len(slices) > 1
-
-    def rank_by_score(rows: pl.LazyFrame) -> pl.LazyFrame:
-        ranks = rows.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
-            score_rank.cast(pl.UInt32).alias(cols.rank)
-        )
-        # an in-memory run (sliced) is counted where it is: the cached ranks need no score or hash
-        return ranks.select(*keys, cols.doc_id, cols.rank) if sliced else ranks
-
-    if sliced:
-        pieces = [rank_by_score(run.slice(start, length)) for start, length in slices]
-        ranked = pl.concat(pieces, parallel=False)
-    else:
-        ranked = rank_by_score(run)
-    ranked = ranked.cache()  # read three times below: rank once
+    ranked = run.select(*keys, cols.doc_id, cols.score, _group_hash(keys).alias(_GROUP)).with_columns(
+        score_rank.cast(pl.UInt32).alias(cols.rank)
+    ).cache()  # read three times below: rank once
     groups = ranked.group_by(keys).agg(
         pl.len().cast(pl.UInt32).alias(_NUM_RET),
-        *([] if sliced else [pl.col(_GROUP).first()]),
+        pl.col(_GROUP).first(),
         pl.col(cols.rank).cast(pl.UInt64).sum().alias(_RANK_SUM) != n * (n + 1) // 2,
-        *([] if sliced else [repeated]),
-    )
-    if sliced:  # the hash of 100,000 query keys costs less than carrying it on 10M ranked rows
-        groups = groups.with_columns(_group_hash(keys).alias(_GROUP))
-    groups = groups.cache()  # read by the evaluation, the exact re-rank and the duplicate check
+        repeated,
+    ).cache()  # read by the evaluation, the exact re-rank and the duplicate check
     suspect = groups.filter(pl.col(_RANK_SUM) | pl.col(_GROUP).is_duplicated()).select(_GROUP)
-    if sliced:
-        # from the run itself (in memory: read again for free), so that no step waits for the
-        # groups with all ranked rows held for it; read by the exact ranks and the repeats
-        queries = groups.join(suspect, on=_GROUP, how="semi").select(keys)
-        again = run.select(*keys, cols.doc_id, cols.score).join(queries, on=keys, how="semi").cache()
-        # a slice's rows less its distinct (query, doc_id) hashes: one sort per slice, no group-by
-        pair = _group_hash(keys) ^ pl.col(cols.doc_id).hash(seed=_DOC_SEED)
-        windows = [run.slice(start, length).select(pair.alias(_REPEATS)) for start, length in slices]
-        per_window = [w.map_batches(_checks.sorted_repeats, schema=_COUNT) for w in windows]
-        per_query = again.group_by(keys).agg(repeated).select(_REPEATS)
-        whole = pl.concat([*per_window, per_query], parallel=False).select(total)
-
-        def count_windows() -> int:
-            # eager: the slices' sorts, each its own phase of a plan on one core, run on a thread of
-            # ours beside the evaluation instead (their count added to the re-ranked queries')
-            hashes = (w.collect(engine="in-memory") for w in windows)
-            return sum(_checks.sorted_repeats(h, multithreaded=False).item() for h in hashes)
-
-        outside = _own_thread.in_background(count_windows, sum(length for _, length in slices))
-        repeats = _checks.Parts(whole, outside, per_query.select(total))
-    else:
-        again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
-        repeats = groups.select(total)
+    again = ranked.join(suspect, on=_GROUP, how="semi").select(*keys, cols.doc_id, cols.score)
+    repeats = groups.select(total)
     exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
     by_rank = ranked.select(*keys, cols.doc_id, cols.rank)
-    scored = run.select(*keys, cols.doc_id, cols.score) if sliced else ranked
-    return scored, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
+    return ranked, by_rank, groups.select(*keys, _NUM_RET), repeats, exact
 
 
-_COUNT = {_REPEATS: pl.UInt64}
+_BLOCK = "__frame_eval_block"
+
+
+def _ranks_by_runs(
+    run: pl.LazyFrame, cols: RunColumns, doc_dtype: pl.DataType, slices: Sequence[tuple[int, int]]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame, pl.LazyFrame | None]:
+    """:func:`_score_ranks` of an in-memory run given as slices, ranked by runs of equal keys.
+
+    Within each slice, a run of rows with equal query keys (a query's rows, when the run is stored
+    by query) is one group of a group-by on the run's number, which comes sorted: its rows' score
+    ranks in one group-by, its size, its distinct scores and documents in another. A query alone
+    in one run with as many distinct scores as rows (no ties) has exact ranks; a query with ties,
+    or found in more than one run (cut by a slice boundary, or stored in pieces), is ranked again
+    by the pair. The runs compare the keys themselves, so no hash can merge two queries. Repeated
+    documents are counted per run (rows less distinct doc_ids) and over all rows of the re-ranked
+    queries, where two runs may part two copies of a document. The ranks come out in row order,
+    beside the run's own key and document columns (in memory: nothing copied).
+
+    The runs' counts are collected at once (the run is an eager call's, in memory, and the call
+    collects next): a table of a row per query that every later step reads as it is (in the plan,
+    each reader pruned its own columns from a shared group-by, which then ran once per reader),
+    and when no query needs its exact ranks, as usual, ``exact`` is ``None`` and the plan has no
+    re-rank at all."""
+    keys = cols.query_keys
+    n = pl.len().cast(pl.UInt64)
+    key = pl.col(keys[0]) if len(keys) == 1 else pl.struct(keys)
+    block = key.rle_id().set_sorted().alias(_BLOCK)
+    by_score = pl.col(cols.score).rank("min", descending=True).cast(pl.UInt32).alias(cols.rank)
+    # -0.0 ties with 0.0, as trec_eval compares (and as the ranks do)
+    score = pl.col(cols.score)
+    tied = pl.when(score == 0.0).then(0.0).otherwise(score).n_unique() != pl.len()
+    repeated = (n - pl.col(cols.doc_id).n_unique()).alias(_REPEATS)
+
+    def rows_by_run(start: int, length: int, *columns: str) -> pl.lazyframe.group_by.LazyGroupBy:
+        # runs of equal keys in row order (each its rows in row order): a sorted group-by, no hashing
+        rows = run.slice(start, length).select(*columns, block)
+        return rows.group_by(_BLOCK, maintain_order=True)
+
+    ranks = pl.concat(
+        [rows_by_run(start, length, cols.score).agg(by_score).select(pl.col(cols.rank).explode())
+         for start, length in slices],
+        parallel=False,
+    )
+    ranked = pl.concat([run.select(*keys, cols.doc_id), ranks], how="horizontal")
+    per_run = pl.concat(
+        [rows_by_run(start, length, *keys, cols.doc_id, cols.score).agg(
+            *(pl.col(k).first() for k in keys), n.alias(_NUM_RET), tied.alias(_RANK_SUM), repeated)
+         for start, length in slices],
+        parallel=False,
+    ).collect(engine="streaming")
+    groups = per_run.group_by(keys).agg(
+        pl.col(_NUM_RET).sum().cast(pl.UInt32),
+        (pl.col(_RANK_SUM).any() | (pl.len() > 1)).alias(_RANK_SUM),
+        pl.col(_REPEATS).sum(),
+    )
+    counted = pl.lit(groups.get_column(_REPEATS).sum(), pl.UInt64)
+    queries = groups.filter(_RANK_SUM).select(keys)
+    exact = None
+    repeats = pl.LazyFrame().select(counted.alias("count"))
+    if queries.height:
+        again = run.select(*keys, cols.doc_id, cols.score).join(queries.lazy(), on=keys, how="semi").cache()
+        exact = again.select(*keys, cols.doc_id, rank_expr(cols, doc_dtype).alias(_EXACT))
+        # their rows again as a whole: two runs of one query may part two copies of a document
+        repeats = again.group_by(keys).agg(repeated).select(
+            (pl.col(_REPEATS).sum().cast(pl.UInt64) + counted).alias("count")
+        )
+    scored = run.select(*keys, cols.doc_id, cols.score)
+    return scored, ranked, groups.lazy().select(*keys, _NUM_RET), repeats, exact
 
 
 _SAMPLE_ROWS = 100_000
+_SAMPLES = 4
 
 
-def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str]) -> bool:
-    """Whether the first rows of an eager run come a query at a time (as TREC runs do), so that
-    slices of rows part few queries; only the speed of ranking by slices depends on it."""
+def _stored_by_query(run: pl.LazyFrame, keys: Sequence[str], rows: int | None = None) -> bool:
+    """Whether an eager run of ``rows`` rows comes a query at a time (as TREC runs do), judged from
+    ``_SAMPLES`` windows spread over it (the first ``_SAMPLE_ROWS`` rows when it has no more): runs
+    of equal keys at least two rows long on average, and a query in at most two of them, so that
+    slices of rows and :func:`_ranks_by_runs` part few queries. Only the speed depends on it (a
+    query in several runs is ranked again by the pair)."""
     key = pl.struct(keys) if len(keys) > 1 else pl.col(keys[0])
-    changes, distinct = run.head(_SAMPLE_ROWS).select(
-        (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
+    if rows is None or rows <= _SAMPLE_ROWS:
+        sample = run.head(_SAMPLE_ROWS)
+    else:
+        width = _SAMPLE_ROWS // _SAMPLES
+        step = (rows - width) // (_SAMPLES - 1)
+        sample = pl.concat([run.slice(i * step, width) for i in range(_SAMPLES)])
+    size, changes, distinct = sample.select(
+        pl.len().alias("rows"), (key != key.shift()).sum().alias("changes"), key.n_unique().alias("distinct")
     ).collect(engine="in-memory").row(0)
-    return changes + 1 <= 2 * distinct
+    return changes + 1 <= 2 * distinct and size >= 2 * (changes + 1)

@@ -130,6 +130,26 @@ def test_a_query_in_several_runs_of_rows_is_counted_whole() -> None:
     assert run.ireval.evaluate(qrels, names, shape="wide").equals(expected)
 
 
+def test_a_run_stored_by_query_at_its_head_only_is_not_ranked_by_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whether a run comes a query at a time is judged from windows spread over it, not from its
+    first rows alone: stored by query only at its head, nearly every query would be in many runs
+    (each ranked again by the pair), so it takes the windows; either way the same values."""
+    monkeypatch.setattr(judged_ranks, "_SAMPLE_ROWS", 400)
+    rng = np.random.default_rng(5)
+    stored = pl.DataFrame({"query_id": [f"q{i // 10:03d}" for i in range(4000)],
+                           "doc_id": [f"d{i % 10}" for i in range(4000)],
+                           "score": rng.permutation(4000) / 7.0})
+    partly = pl.concat([stored.head(400), stored.slice(400).sample(fraction=1.0, shuffle=True, seed=1)])
+    assert judged_ranks._stored_by_query(stored.lazy(), ["query_id"], stored.height)
+    assert judged_ranks._stored_by_query(partly.lazy(), ["query_id"], partly.height) is False
+    assert judged_ranks._stored_by_query(partly.head(400).lazy(), ["query_id"], 400)
+    qrels = stored.sample(fraction=0.3, seed=2).select("query_id", "doc_id", relevance=pl.lit(1))
+    expected = stored.ireval.evaluate(qrels, NAMES, shape="wide")
+    assert partly.ireval.evaluate(qrels, NAMES, shape="wide").equals(expected)
+
+
 COLLIDING = {
     "every query in one window": lambda keys: pl.lit(7, dtype=pl.UInt64),
     "pairs of queries share a window": lambda keys: pl.struct(keys).hash() % 2,
