@@ -35,7 +35,7 @@ The ROC AUC and AP expressions compute what the frame method computes, with
 its code: each group's rows (a null label, or a null or NaN score or weight
 in any of them, leave the row out) are packed into one value and handed to
 :func:`frame_eval.classification.grouped_multiclass.multiclass_areas`, which
-lays them out long and reads every class's (pair's) area from one sort.
+reads every class's (pair's) area from one sort of each class's scores.
 One Python call per group, a plan the size of one class; building one curve
 expression per class (or pair) instead made polars plan and run a tree that
 grows with the classes (seconds for 8 classes, minutes one-vs-one).
