@@ -207,3 +207,38 @@ def test_same_bits_on_any_thread_count_engine_and_row_order(tmp_path: Path) -> N
         if case.endswith("in-memory"):
             other = engines[(case.replace("in-memory", "streaming"),)]
             assert frame.drop("case").equals(other.drop("case")), case
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("grouped", [True, False])
+def test_per_class_areas_are_each_binary_problems_bits(seed: int, grouped: bool) -> None:
+    """scores(score={class: column}) without average: each class against the rest, from one sort of each
+    class's scores, has the bits of the binary call with positive=<class>; a label that is no key of the
+    mapping is negative for every class; any row order gives the same frame."""
+    df, cols, k = tied_probabilities(500 + seed)
+    some = {c: cols[c] for c in range(k - 1)}  # the last class is no key: its rows are negatives
+    metrics = ["ROC_AUC", "AP", "PR_AUC", "EER"]
+    by = ["g"] if grouped else []
+    got = df.ireval.scores("y", some, by=by, metrics=metrics, shape="wide")
+    assert got.columns == [*by, "class", *(["ROC_AUC", "average_precision", "PR_AUC", "EER"])]
+    for c, col in some.items():
+        want = df.ireval.scores("y", col, by=by, positive=c, metrics=metrics, shape="wide")
+        mine = got.filter(pl.col("class") == c).drop("class")
+        assert mine.equals(want), (seed, c)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    assert shuffled.ireval.scores("y", some, by=by, metrics=metrics, shape="wide").equals(got)
+    lazy = df.lazy().ireval.scores("y", some, by=by, metrics=metrics, shape="wide")
+    assert lazy.collect(engine="streaming").equals(got)
+
+
+def test_per_class_areas_of_groups_whose_hashes_meet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frame_eval.classification import grouped_multiclass
+
+    df, cols, _ = tied_probabilities(600)
+    df = df.with_columns(pl.col("y").cast(pl.String), pl.col("g").cast(pl.String))
+    named = {str(c): col for c, col in cols.items()}
+    want = df.ireval.scores("y", named, by="g", metrics=["ROC_AUC", "AP"], shape="wide")
+    # groups "0" and "1" share a hash; "2" has its own
+    shared = pl.when(pl.col("g") == "2").then(pl.lit(4, pl.UInt64)).otherwise(pl.lit(3, pl.UInt64))
+    monkeypatch.setattr(grouped_multiclass, "_group_hash", lambda by, classes: shared)
+    assert df.ireval.scores("y", named, by="g", metrics=["ROC_AUC", "AP"], shape="wide").equals(want)

@@ -47,7 +47,7 @@ from frame_eval._float import pairwise_sums
 from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio, tally
 from frame_eval.classification.grouped_scores import _G as _POINT_GROUP
-from frame_eval.classification.grouped_scores import defined_areas, point_areas
+from frame_eval.classification.grouped_scores import defined_areas, point_areas, score_measures
 from frame_eval.classification.packed_points import _order, keys_hash, within_group
 
 # (frame, keys, names) -> [*keys, *names]: the binary areas of every group of keys
@@ -55,7 +55,7 @@ Measures = Callable[[pl.LazyFrame, list[str], list[str]], pl.LazyFrame]
 
 _C, _G = "__fe_mc_class", "__fe_mc_group"
 _SUPPORT, _ROWS, _VALUE, _WW = "__fe_mc_support", "__fe_mc_rows", "__fe_mc_value", "__fe_mc_weighted"
-RESERVED: Final = (_C, _G, _SUPPORT, _ROWS, _VALUE, _WW, "__fe_mc_hash", "__fe_mc_index")
+RESERVED: Final = (_C, _G, _SUPPORT, _ROWS, _VALUE, _WW, "__fe_mc_hash", "__fe_mc_index", "__fe_mc_one")
 
 
 def multiclass_areas(
@@ -95,12 +95,8 @@ def multiclass_areas(
     ovo: pl.LazyFrame | None = None
     if sorted_runs:
         # every class's scores sorted once per group (:func:`_sorted_areas`); groups whose keys share a
-        # hash (told apart exactly by the group table) are laid out long below instead
-        merged = pl.col(_H).is_duplicated()
-        own = supports.filter(~merged).select(*by, _H)
-        laid_out = work.join(
-            supports.filter(merged).select(by), on=by, how="semi", nulls_equal=True, maintain_order="left"
-        )
+        # hash are laid out long below instead
+        own, laid_out = _told_apart(work, supports, by)
         ovr, ovo = _sorted_areas(work, own, actual, pairs, modes)
 
     parts: dict[str, pl.LazyFrame] = {}
@@ -174,12 +170,53 @@ def multiclass_areas(
 # -- every class's scores sorted once per group ----------------------------------------------------------
 
 _H, _I, _O, _Q, _LEN = "__fe_mc_hash", "__fe_mc_index", "__fe_mc_order", "__fe_mc_problem", "__fe_mc_len"
+_ONE = "__fe_mc_one"
 
 
 def _group_hash(by: Sequence[str], classes: int) -> pl.Expr:
     """A hash of the keys ``by`` (UInt64) narrow enough to leave room, in a 128-bit key, for a score's 64
     bits and a class index up to ``classes`` (the sort key of :func:`_sorted_areas`)."""
     return keys_hash(by) // (1 << classes.bit_length())
+
+
+def class_areas(
+    frame: pl.LazyFrame, by: Sequence[str], actual: str, pairs: Sequence[tuple[Any, str]],
+    names: Sequence[str],
+) -> pl.LazyFrame:
+    """``[*by, _C, *names]``: each class's areas against the rest (``_C`` its position in ``pairs``, Int32;
+    ``names`` from :data:`~frame_eval.classification.grouped_scores.SCORE_MEASURES`), unweighted, a row per
+    group and class; a label that is no class is negative for every class. From one sort of each class's
+    scores (:func:`_sorted_areas`); groups whose keys share a hash from the long layout."""
+    by = list(by)
+    keys = by or [_ONE]  # (one key at least: without by=, a constant one)
+    work = frame if by else frame.with_columns(pl.lit(0, pl.Int8).alias(_ONE))
+    work = work.with_columns(_group_hash(keys, len(pairs)).alias(_H))
+    table = work.group_by(keys).agg(pl.col(_H).first()).cache()
+    own, laid_out = _told_apart(work, table, keys)
+    ovr, _ = _sorted_areas(work, own, actual, pairs, {"ovr": list(names)})
+    assert ovr is not None
+    again = [
+        score_measures(
+            laid_out.with_columns(pl.lit(i, pl.Int32).alias(_C)), [*keys, _C], pl.col(actual) == c,
+            pl.col(col), names,
+        )
+        for i, (c, col) in enumerate(pairs)
+    ]
+    return pl.concat([part.select(*by, _C, *names) for part in (ovr, *again)])
+
+
+def _told_apart(
+    work: pl.LazyFrame, table: pl.LazyFrame, by: list[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(``[*by, _H]`` of the groups of ``table`` whose hash is theirs alone; ``work``'s rows of the other
+    groups, in ``work``'s order). A collision costs time (those groups are laid out long), never a wrong
+    number."""
+    merged = pl.col(_H).is_duplicated()
+    own = table.filter(~merged).select(*by, _H)
+    laid_out = work.join(
+        table.filter(merged).select(by), on=by, how="semi", nulls_equal=True, maintain_order="left"
+    )
+    return own, laid_out
 
 
 def _sorted_areas(
