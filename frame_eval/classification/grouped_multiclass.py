@@ -170,7 +170,7 @@ def multiclass_areas(
 # -- every class's scores sorted once per group ----------------------------------------------------------
 
 _H, _I, _O, _Q, _LEN = "__fe_mc_hash", "__fe_mc_index", "__fe_mc_order", "__fe_mc_problem", "__fe_mc_len"
-_ONE = "__fe_mc_one"
+_ONE, _BASE = "__fe_mc_one", "__fe_mc_base"
 
 
 def _group_hash(by: Sequence[str], classes: int) -> pl.Expr:
@@ -246,17 +246,29 @@ def _sorted_areas(
     combinations = list(itertools.combinations(range(k), 2))
 
     def run(frame: pl.DataFrame) -> pl.DataFrame:
-        ovr_points, ovo_points = [], []
-        for i in range(k):
+        big, bits = pl.UInt128, k.bit_length()
+        # the group and the class index of every key, made once (half the cost of each class's keys)
+        base = pl.col(_H).cast(big) * pl.lit(1 << (64 + bits), big) + pl.col(_I).cast(big)
+        frame = frame.select(base.alias(_BASE), *(f"_s{i}" for i in range(k)))
+
+        def class_points(i: int) -> tuple[list[pl.DataFrame], list[pl.DataFrame]]:
             runs = _class_runs(frame, i, k)
+            ovr, ovo = [], []
             if one_vs_rest:
-                ovr_points.append(_run_points(runs, i).with_columns(pl.lit(i, pl.Int32).alias(_Q)))
+                ovr.append(_run_points(runs, i).with_columns(pl.lit(i, pl.Int32).alias(_Q)))
             for p, pair in enumerate(combinations):
                 if one_vs_one and i in pair:
                     other = pair[1] if i == pair[0] else pair[0]
                     side = runs.filter(pl.col(_I).is_in([i, other]))
                     problem = 2 * p + (i != pair[0])
-                    ovo_points.append(_run_points(side, i).with_columns(pl.lit(problem, pl.Int32).alias(_Q)))
+                    ovo.append(_run_points(side, i).with_columns(pl.lit(problem, pl.Int32).alias(_Q)))
+            return ovr, ovo
+
+        # (one class after the other: each sort already runs on every core; the classes side by side on
+        # threads of their own cost more, wall and CPU)
+        done = [class_points(i) for i in range(k)]
+        ovr_points = [x for d in done for x in d[0]]
+        ovo_points = [x for d in done for x in d[1]]
         return pl.concat([
             _problem_areas(ovr_points, one_vs_rest),
             _problem_areas(ovo_points, one_vs_one).with_columns((pl.col(_Q) + k).cast(pl.Int32)),
@@ -283,12 +295,10 @@ def _sorted_areas(
 
 def _class_runs(rows: pl.DataFrame, i: int, classes: int) -> pl.DataFrame:
     """``[_H, _O, _I, _LEN]``: the runs of equal (group, score of class ``i``, class index) in ``rows``
-    (``[_H, _I, _s0, ...]``), groups and scores descending (``_O`` the score's order, a UInt64)."""
+    (``[_BASE, _s0, ...]``, ``_BASE`` the key's group and class index), groups and scores descending
+    (``_O`` the score's order, a UInt64)."""
     big, bits = pl.UInt128, classes.bit_length()
-    key = (
-        pl.col(_H).cast(big) * pl.lit(1 << (64 + bits), big)
-        + _order(pl.col(f"_s{i}")).cast(big) * pl.lit(1 << bits, big) + pl.col(_I).cast(big)
-    )
+    key = pl.col(_BASE) + _order(pl.col(f"_s{i}")).cast(big) * pl.lit(1 << bits, big)
     keys = rows.select(key.alias("_key")).get_column("_key")
     runs = keys.sort(descending=True).rle().struct.unnest()
     value = pl.col("value")
