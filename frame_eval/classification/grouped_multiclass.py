@@ -67,6 +67,8 @@ def multiclass_areas(
     requests: Mapping[str, tuple[str, str, str]],
     measures: Measures,
     columns: tuple[str, str],
+    *,
+    one_group: bool = False,
 ) -> pl.LazyFrame:
     """``[*by, *requests]``: one row per group of ``by`` (at least one key) present in ``work``.
 
@@ -74,6 +76,8 @@ def multiclass_areas(
     (``"ROC_AUC"`` or ``"average_precision"``; AP is always one-vs-rest).
     ``columns`` names the positive-label and score columns that ``measures``
     reads; a weight column ``weight`` (already checked) is passed through.
+    ``one_group``: ``work`` holds one group (the expressions' call per group), so no two groups can
+    share a hash and the plan leaves out the long layout that would measure them.
     """
     by = list(by)
     modes: dict[str, list[str]] = {}
@@ -83,20 +87,21 @@ def multiclass_areas(
             modes[mode].append(name)
     sorted_runs = weight is None and ("ovr" in modes or "ovo" in modes)
     if sorted_runs:
-        work = work.with_columns(_group_hash(by, len(pairs)).alias(_H))
+        hashed = pl.lit(0, pl.UInt64) if one_group else _group_hash(by, len(pairs))
+        work = work.with_columns(hashed.alias(_H))
     supports = work.group_by(by).agg(
         pl.len().cast(pl.Int64).alias(_ROWS),
         *(tally(pl.col(actual) == c, weight).alias(f"{_SUPPORT}{i}") for i, (c, _) in enumerate(pairs)),
         *([pl.col(_H).first()] if sorted_runs else []),
     ).cache()
     groups = supports.select(by)
-    laid_out = work
+    laid_out: pl.LazyFrame | None = work
     ovr: pl.LazyFrame | None = None
     ovo: pl.LazyFrame | None = None
     if sorted_runs:
         # every class's scores sorted once per group (:func:`_sorted_areas`); groups whose keys share a
         # hash are laid out long below instead
-        own, laid_out = _told_apart(work, supports, by)
+        own, laid_out = (supports.select(*by, _H), None) if one_group else _told_apart(work, supports, by)
         ovr, ovo = _sorted_areas(work, own, actual, pairs, modes)
 
     parts: dict[str, pl.LazyFrame] = {}
@@ -104,7 +109,7 @@ def multiclass_areas(
     positive, score = columns
     if "ovr" in modes or "micro" in modes:
         per_class = [
-            laid_out.select(
+            (work if laid_out is None else laid_out).select(
                 *by, pl.lit(i, pl.Int32).alias(_C), (pl.col(actual) == c).alias(positive),
                 pl.col(col).cast(pl.Float64).alias(score), *extra,
             )
@@ -116,13 +121,12 @@ def multiclass_areas(
                 for i in range(len(pairs))
             ])
             # each class's areas in a call of its own (as one-vs-one's sides, below)
-            areas = pl.concat([measures(rows, [*by, _C], modes["ovr"]) for rows in per_class])
-            if ovr is not None:
-                areas = pl.concat([ovr, areas])
+            laid = [] if laid_out is None else [measures(rows, [*by, _C], modes["ovr"]) for rows in per_class]
+            areas = pl.concat([*([] if ovr is None else [ovr]), *laid])
             parts["ovr"] = areas.join(weights, on=[*by, _C], how="left", nulls_equal=True)
         if "micro" in modes:
             # (micro reads every group's rows laid out long, also when the other modes sort by runs)
-            rows = per_class if laid_out is work else [
+            rows = per_class if laid_out is work or laid_out is None else [
                 work.select(
                     *by, (pl.col(actual) == c).alias(positive), pl.col(col).cast(pl.Float64).alias(score),
                     *extra,
@@ -134,7 +138,7 @@ def multiclass_areas(
         sides: tuple[list[pl.LazyFrame], list[pl.LazyFrame]] = ([], [])
         prevalence = []
         for p, ((i, (a, col_a)), (j, (b, col_b))) in enumerate(itertools.combinations(enumerate(pairs), 2)):
-            rows = laid_out.filter(pl.col(actual).is_in([a, b]))
+            rows = (work if laid_out is None else laid_out).filter(pl.col(actual).is_in([a, b]))
             for side, (c, col) in enumerate(((a, col_a), (b, col_b))):
                 sides[side].append(rows.select(
                     *by, pl.lit(p, pl.Int32).alias(_C),
@@ -143,15 +147,18 @@ def multiclass_areas(
             share = ratio(pl.col(f"{_SUPPORT}{i}") + pl.col(f"{_SUPPORT}{j}"), pl.col(_ROWS))
             prevalence.append(supports.select(*by, pl.lit(p, pl.Int32).alias(_C), share.alias(_SUPPORT)))
         names = modes["ovo"]
-        # each side's areas on their own (one sort of half the rows each: less than one sort of all)
-        halves = [
-            measures(pl.concat(sides[side]), [*by, _C], names).rename({n: f"{n}{side}" for n in names})
-            for side in (0, 1)
-        ]
         pair_keys = [*by, _C]
-        both = halves[0].join(halves[1], on=pair_keys, how="full", coalesce=True, nulls_equal=True)
-        if ovo is not None:
-            both = pl.concat([ovo, both])
+        if ovo is not None and laid_out is None:
+            both = ovo
+        else:
+            # each side's areas on their own (one sort of half the rows each: less than one sort of all)
+            halves = [
+                measures(pl.concat(sides[side]), [*by, _C], names).rename({n: f"{n}{side}" for n in names})
+                for side in (0, 1)
+            ]
+            both = halves[0].join(halves[1], on=pair_keys, how="full", coalesce=True, nulls_equal=True)
+            if ovo is not None:
+                both = pl.concat([ovo, both])
         mean = [((pl.col(f"{n}0") + pl.col(f"{n}1")) / 2.0).alias(n) for n in names]
         means = both.select(*pair_keys, *mean)
         parts["ovo"] = means.join(pl.concat(prevalence), on=pair_keys, how="left", nulls_equal=True)
@@ -170,7 +177,7 @@ def multiclass_areas(
 # -- every class's scores sorted once per group ----------------------------------------------------------
 
 _H, _I, _O, _Q, _LEN = "__fe_mc_hash", "__fe_mc_index", "__fe_mc_order", "__fe_mc_problem", "__fe_mc_len"
-_ONE, _BASE = "__fe_mc_one", "__fe_mc_base"
+_ONE, _BASE, _POS = "__fe_mc_one", "__fe_mc_base", "__fe_mc_positive"
 
 
 def _group_hash(by: Sequence[str], classes: int) -> pl.Expr:
@@ -251,27 +258,24 @@ def _sorted_areas(
         base = pl.col(_H).cast(big) * pl.lit(1 << (64 + bits), big) + pl.col(_I).cast(big)
         frame = frame.select(base.alias(_BASE), *(f"_s{i}" for i in range(k)))
 
-        def class_points(i: int) -> tuple[list[pl.DataFrame], list[pl.DataFrame]]:
-            runs = _class_runs(frame, i, k)
-            ovr, ovo = [], []
+        # each problem's runs (numbered _Q, positive class _POS), one after the other; the points of all
+        # of them in one pass (a fixed number of polars calls per class, whatever the pairs)
+        problems = []
+        for i in range(k):  # (one class after the other: each sort already runs on every core)
+            runs = _class_runs(frame, i, k).with_columns(pl.lit(i, pl.UInt64).alias(_POS))
             if one_vs_rest:
-                ovr.append(_run_points(runs, i).with_columns(pl.lit(i, pl.Int32).alias(_Q)))
+                problems.append(runs.with_columns(pl.lit(i, pl.Int32).alias(_Q)))
             for p, pair in enumerate(combinations):
                 if one_vs_one and i in pair:
                     other = pair[1] if i == pair[0] else pair[0]
-                    side = runs.filter(pl.col(_I).is_in([i, other]))
-                    problem = 2 * p + (i != pair[0])
-                    ovo.append(_run_points(side, i).with_columns(pl.lit(problem, pl.Int32).alias(_Q)))
-            return ovr, ovo
-
-        # (one class after the other: each sort already runs on every core; the classes side by side on
-        # threads of their own cost more, wall and CPU)
-        done = [class_points(i) for i in range(k)]
-        ovr_points = [x for d in done for x in d[0]]
-        ovo_points = [x for d in done for x in d[1]]
+                    problem = k + 2 * p + (i != pair[0])
+                    problems.append(runs.filter(pl.col(_I).is_in([i, other])).with_columns(
+                        pl.lit(problem, pl.Int32).alias(_Q)
+                    ))
+        points = _run_points(pl.concat(problems))
         return pl.concat([
-            _problem_areas(ovr_points, one_vs_rest),
-            _problem_areas(ovo_points, one_vs_one).with_columns((pl.col(_Q) + k).cast(pl.Int32)),
+            _problem_areas(points.filter(pl.col(_Q) < k), one_vs_rest),
+            _problem_areas(points.filter(pl.col(_Q) >= k), one_vs_one),
         ], how="diagonal_relaxed").select(list(schema))
 
     names = list(dict.fromkeys([*one_vs_rest, *one_vs_one]))
@@ -310,32 +314,34 @@ def _class_runs(rows: pl.DataFrame, i: int, classes: int) -> pl.DataFrame:
     )
 
 
-def _run_points(runs: pl.DataFrame, positive: int) -> pl.DataFrame:
-    """``[_H, tp, fp, _P, _N]``: a point per distinct score of each group (threshold descending), class
-    ``positive``'s rows positive and the others' negative, from runs of :func:`_class_runs`."""
-    h, o, n = pl.col(_H), pl.col(_O), pl.col(_LEN)
+def _run_points(runs: pl.DataFrame) -> pl.DataFrame:
+    """``[_H, _Q, tp, fp, _P, _N]``: a point per distinct score of each group of each binary problem
+    (threshold descending), class ``_POS``'s rows positive and the others' negative, from runs of
+    :func:`_class_runs` numbered by problem ``_Q`` (each problem's runs together)."""
+    h, q, o, n = pl.col(_H), pl.col(_Q), pl.col(_O), pl.col(_LEN)
     ends = runs.select(
-        h,
-        ((h != h.shift(-1)) | (o != o.shift(-1))).fill_null(True).alias("_end"),
+        h, q,
+        ((h != h.shift(-1)) | (q != q.shift(-1)) | (o != o.shift(-1))).fill_null(True).alias("_end"),
         n.cum_sum().alias("_k"),
-        pl.when(pl.col(_I) == positive).then(n).otherwise(0).cum_sum().alias("tp"),
+        pl.when(pl.col(_I) == pl.col(_POS)).then(n).otherwise(0).cum_sum().alias("tp"),
     ).filter("_end")
-    first, last = (h != h.shift(1)).fill_null(True), (h != h.shift(-1)).fill_null(True)
+    first = ((h != h.shift(1)) | (q != q.shift(1))).fill_null(True)
+    last = ((h != h.shift(-1)) | (q != q.shift(-1))).fill_null(True)
     count, tp = pl.col("_k"), pl.col("tp")
     return ends.with_columns(within_group(count, first), within_group(tp, first)).select(
-        h, tp, (count - tp).alias("fp"),
+        h, q, tp, (count - tp).alias("fp"),
         pl.when(last).then(tp).backward_fill().alias("_P"),
         pl.when(last).then(count - tp).backward_fill().alias("_N"),
     )
 
 
-def _problem_areas(points: list[pl.DataFrame], names: list[str]) -> pl.DataFrame:
-    """``[_H, _Q, *names]`` from the points of binary problems (:func:`_run_points` with a problem number
-    ``_Q``), the areas of :mod:`~frame_eval.classification.grouped_scores` (null where undefined)."""
+def _problem_areas(points: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """``[_H, _Q, *names]`` from the points of binary problems (:func:`_run_points`), the areas of
+    :mod:`~frame_eval.classification.grouped_scores` (null where undefined)."""
     schema = {_H: pl.UInt64, _Q: pl.Int32, **dict.fromkeys(names, pl.Float64)}
-    if not points or not names:
+    if not names:
         return pl.DataFrame(schema=schema)
-    numbered = pl.concat(points).with_columns(pl.struct(_H, _Q).rle_id().alias(_POINT_GROUP))
+    numbered = points.with_columns(pl.struct(_H, _Q).rle_id().alias(_POINT_GROUP))
     totals = numbered.lazy().group_by(_POINT_GROUP).agg(pl.col(_H, _Q, "_P", "_N").first())
     for part in point_areas(numbered.lazy(), names):
         totals = totals.join(part, on=_POINT_GROUP, how="left")

@@ -126,6 +126,7 @@ def _one_group_area(
     areas = multiclass_areas(
         work, [_ALL], _LABEL, [(c, f) for (c, _), f in zip(pairs, fields, strict=True)],
         CHECKED_WEIGHT if weighted_rows else None, {"value": request}, *binary_areas(weighted_rows),
+        one_group=True,
     ).collect(engine="in-memory", optimizations=pl.QueryOptFlags.none())  # one small group: planning
     # costs more than it saves (one-vs-one CPU time 40% lower in benchmarks/multiclass.py --groups 50)
     value = areas["value"][0] if areas.height else None
