@@ -8,10 +8,11 @@ class). For each measure, the frame_eval call on all 100 models (median of 3 wal
 in one process), then the scikit-learn function called once per model (one pass over the 100
 models, the models' NumPy arrays made beforehand), the ratio of the two wall times, and the
 largest difference of any per-model value (per class, per cell) from scikit-learn's, which must
-be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then three floors (median of 3,
+be at most 1e-12 (an assertion), so a fast wrong answer cannot pass. Then four floors (median of 3,
 plans collected as the library collects them):
-a plain polars sort of rows x classes 128-bit keys (what sorting each class's scores once, per model,
-costs: every exact ROC AUC and AP here sorts at least that much; one-vs-one sorts each pair's rows),
+a plain polars sort of rows x classes 128-bit keys, and one sort per class of the rows' 128-bit keys
+(model hash, the class's score, the actual class: what ROC AUC and AP sort, one-vs-rest and one-vs-one
+alike),
 the log-loss terms with polars' own per-model mean (no sorted, deterministic order, no checks):
 reading the rows once, and the group-by of (model, actual, predicted) that kappa, the confusion
 matrix and the report count their cells with (``--floors``: these alone). Needs the ``[bench]`` extra.
@@ -30,6 +31,7 @@ import polars as pl
 from sklearn import metrics
 
 import frame_eval  # noqa: F401  (registers .ireval)
+from frame_eval.classification.packed_points import _order  # a double's bits in the same order
 
 TOLERANCE = 1e-12
 
@@ -196,6 +198,17 @@ def main() -> None:
     keys = keys.cast(big) * pl.Series([1 << 65], dtype=big)
     wall, cpu, _ = _timed(keys.sort, args.repeat)
     print(f"Series.sort of {count:,} UInt128 values: {wall:.3f} / {cpu:.3f}", flush=True)
+    # what multi-class ROC AUC and AP sort: per class, one 128-bit key per row (the model's hash, the
+    # class's score, the actual class), each class's keys sorted on their own
+    per_class = preds.select(
+        ((pl.col("model").hash() // 8).cast(big) * pl.lit(1 << 67, big)
+         + _order(pl.col(c)).cast(big) * pl.lit(8, big) + pl.col("actual").cast(big)).alias(c)
+        for c in prob_columns
+    )
+    wall, cpu, _ = _timed(lambda: [per_class.get_column(c).sort(descending=True) for c in prob_columns],
+                          args.repeat)
+    print(f"{len(prob_columns)} Series.sort of {preds.height:,} UInt128 values each: {wall:.3f} / {cpu:.3f}",
+          flush=True)
     given = pl.coalesce([pl.when(pl.col("actual") == k).then(pl.col(c)) for k, c in mapping.items()])
     term = -given.clip(np.finfo(np.float64).eps, 1.0 - np.finfo(np.float64).eps).log()
     wall, cpu, _ = _timed(lambda: preds.lazy().group_by("model").agg(term.mean()).collect(), args.repeat)

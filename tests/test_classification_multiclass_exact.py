@@ -3,8 +3,12 @@ isclose) on random tied data, several groups in one call, any row order; weighte
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -16,6 +20,7 @@ from frame_eval import classification as C
 skm = pytest.importorskip("sklearn.metrics", reason="scikit-learn is the oracle of these tests")
 
 GROUPS = 3
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -133,3 +138,107 @@ def test_expressions_leave_out_rows_with_a_null_label_or_a_nan_score() -> None:
     exprs = [C.multiclass_roc_auc("y", cols, multi_class="ovo"), C.multiclass_average_precision("y", cols)]
     assert bad.select(exprs).equals(df.slice(2).select(exprs))
     assert df.clear().select(exprs).rows() == [(None, None)]
+
+
+@pytest.mark.parametrize("collide", ["all", "some"])
+def test_groups_whose_hashes_meet_are_measured_laid_out_with_the_same_bits(
+    collide: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sorted runs key each group by a hash; groups sharing one take the long layout instead."""
+    from frame_eval.classification import grouped_multiclass
+
+    df, cols, _ = tied_probabilities(400)
+    cases = [("ovr", "macro"), ("ovr", "weighted"), ("ovo", "macro"), ("ovo", "weighted"), ("ovr", "micro")]
+    want = [_scores(df, cols, average=av, multi_class=mc, metrics=["ROC_AUC", "AP"] if mc == "ovr" else
+                    ["ROC_AUC"]) for mc, av in cases]
+
+    def shared(by: list[str], classes: int) -> pl.Expr:
+        if collide == "all":
+            return pl.lit(5, pl.UInt64)
+        return pl.when(pl.col("g") < 2).then(pl.lit(5, pl.UInt64)).otherwise(pl.lit(9, pl.UInt64))
+
+    monkeypatch.setattr(grouped_multiclass, "_group_hash", shared)
+    for (mc, av), expected in zip(cases, want, strict=True):
+        got = _scores(df, cols, average=av, multi_class=mc, metrics=["ROC_AUC", "AP"] if mc == "ovr" else
+                      ["ROC_AUC"])
+        assert got.equals(expected), (collide, mc, av)
+
+
+_THREADS_SCRIPT = """
+import sys
+import numpy as np
+import polars as pl
+import frame_eval  # noqa: F401
+
+rng = np.random.default_rng(5)
+n, k = 150_000, 4
+raw = rng.integers(1, 9, (n, k)).astype(float)
+prob = raw / raw.sum(axis=1, keepdims=True)
+columns = {f"p{c}": prob[:, c] for c in range(k)}
+df = pl.DataFrame({"g": rng.integers(0, 7, n), "y": rng.integers(0, k, n)} | columns)
+df = df.sample(fraction=1.0, shuffle=True, seed=int(sys.argv[2]))
+cols = {c: f"p{c}" for c in range(k)}
+parts = []
+for mc, av in (("ovr", "macro"), ("ovr", "weighted"), ("ovo", "macro"), ("ovo", "weighted")):
+    metrics = ["ROC_AUC", "AP"] if mc == "ovr" else ["ROC_AUC"]
+    for engine in ("in-memory", "streaming"):
+        got = df.lazy().ireval.scores("y", cols, by="g", average=av, multi_class=mc, metrics=metrics,
+                                      shape="wide").collect(engine=engine)
+        parts.append(got.with_columns(pl.lit(f"{mc} {av} {engine}").alias("case")))
+pl.concat(parts, how="diagonal").write_parquet(sys.argv[1])
+"""
+
+
+def test_same_bits_on_any_thread_count_engine_and_row_order(tmp_path: Path) -> None:
+    """From 100,000 rows the sorted runs run on a thread of their own: 1, 2 and 8 polars threads, both
+    engines and two row orders give the same frames."""
+    script = tmp_path / "scores.py"
+    script.write_text(_THREADS_SCRIPT)
+    outputs = []
+    for threads, seed in (("1", "0"), ("2", "1"), ("8", "2")):
+        env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": str(ROOT)}
+        out = tmp_path / f"t{threads}.parquet"
+        subprocess.run([sys.executable, str(script), str(out), seed], check=True, env=env)
+        outputs.append(pl.read_parquet(out))
+    for frame in outputs[1:]:
+        assert frame.equals(outputs[0])
+    engines = outputs[0].partition_by("case", as_dict=True)
+    for (case,), frame in engines.items():
+        if case.endswith("in-memory"):
+            other = engines[(case.replace("in-memory", "streaming"),)]
+            assert frame.drop("case").equals(other.drop("case")), case
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("grouped", [True, False])
+def test_per_class_areas_are_each_binary_problems_bits(seed: int, grouped: bool) -> None:
+    """scores(score={class: column}) without average: each class against the rest, from one sort of each
+    class's scores, has the bits of the binary call with positive=<class>; a label that is no key of the
+    mapping is negative for every class; any row order gives the same frame."""
+    df, cols, k = tied_probabilities(500 + seed)
+    some = {c: cols[c] for c in range(k - 1)}  # the last class is no key: its rows are negatives
+    metrics = ["ROC_AUC", "AP", "PR_AUC", "EER"]
+    by = ["g"] if grouped else []
+    got = df.ireval.scores("y", some, by=by, metrics=metrics, shape="wide")
+    assert got.columns == [*by, "class", *(["ROC_AUC", "average_precision", "PR_AUC", "EER"])]
+    for c, col in some.items():
+        want = df.ireval.scores("y", col, by=by, positive=c, metrics=metrics, shape="wide")
+        mine = got.filter(pl.col("class") == c).drop("class")
+        assert mine.equals(want), (seed, c)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    assert shuffled.ireval.scores("y", some, by=by, metrics=metrics, shape="wide").equals(got)
+    lazy = df.lazy().ireval.scores("y", some, by=by, metrics=metrics, shape="wide")
+    assert lazy.collect(engine="streaming").equals(got)
+
+
+def test_per_class_areas_of_groups_whose_hashes_meet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frame_eval.classification import grouped_multiclass
+
+    df, cols, _ = tied_probabilities(600)
+    df = df.with_columns(pl.col("y").cast(pl.String), pl.col("g").cast(pl.String))
+    named = {str(c): col for c, col in cols.items()}
+    want = df.ireval.scores("y", named, by="g", metrics=["ROC_AUC", "AP"], shape="wide")
+    # groups "0" and "1" share a hash; "2" has its own
+    shared = pl.when(pl.col("g") == "2").then(pl.lit(4, pl.UInt64)).otherwise(pl.lit(3, pl.UInt64))
+    monkeypatch.setattr(grouped_multiclass, "_group_hash", lambda by, classes: shared)
+    assert df.ireval.scores("y", named, by="g", metrics=["ROC_AUC", "AP"], shape="wide").equals(want)

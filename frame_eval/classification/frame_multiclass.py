@@ -70,8 +70,8 @@ def multiclass_scores(
     ROC AUC probabilities outside [0, 1] or rows whose probabilities do not
     add to 1 (NumPy's ``allclose`` tolerance, as scikit-learn checks).
 
-    ROC AUC and AP come from one sort of every class's (or pair's) scores in
-    every group (:mod:`frame_eval.classification.grouped_multiclass`): the
+    ROC AUC and AP come from one sort of each class's scores, every group
+    together (:mod:`frame_eval.classification.grouped_multiclass`): the
     expressions' values, scikit-learn's bits, at the cost of one binary
     problem per class rather than one curve expression per class.
     """

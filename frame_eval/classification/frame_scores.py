@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
@@ -17,6 +17,7 @@ from frame_eval.classification.frame_checks import (
     _POSITIVE,
     _SCORE,
     _WEIGHT,
+    CLASS,
     CURVE_COLUMNS,
     SCORE_DEFAULTS,
     MeasureArg,
@@ -29,6 +30,9 @@ from frame_eval.classification.frame_checks import (
 )
 from frame_eval.classification.frame_multiclass import multiclass_scores
 from frame_eval.classification.frame_points import curve_points, weighted_score_measures
+from frame_eval.classification.grouped_multiclass import _C as _CLASS_NUMBER
+from frame_eval.classification.grouped_multiclass import RESERVED as MULTICLASS_RESERVED
+from frame_eval.classification.grouped_multiclass import class_areas
 from frame_eval.classification.grouped_scores import SCORE_MEASURES, score_measures
 from frame_eval.classification.multiclass import TOP_K_ACCURACY
 from frame_eval.classification.probabilistic import PROBABILITY_SPECS
@@ -178,7 +182,8 @@ def scores(
         score_range = (0.0, 1.0)  # log-loss and Brier read probabilities
     scored, keys, problems = _scored(
         frame, actual, score, by, positive, score_range,
-        ["metric", "value", "_n", "_P", *CURVE_COLUMNS, *SCORE_MEASURES, *(m.name for m in ms)],
+        ["metric", "value", "_n", "_P", *CURVE_COLUMNS, *SCORE_MEASURES, *(m.name for m in ms),
+         *MULTICLASS_RESERVED],
         weight=weight,
     )
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
@@ -198,10 +203,14 @@ def scores(
         extra = fast if extra is None else _beside(extra, fast, keys)
     if fused:
         measured = [m.spec.name for m in fused.values()]
-        wide = (
-            score_measures(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), measured) if weight is None
-            else weighted_score_measures(scored, keys, measured)
-        ).rename({m.spec.name: k for k, m in fused.items()})
+        if isinstance(score, Mapping) and weight is None:
+            # one sort of each class's scores, every group together (no long layout of the classes)
+            wide = _class_areas(frame, actual, score, by, measured)
+        elif weight is None:
+            wide = score_measures(scored, keys, pl.col(_POSITIVE), pl.col(_SCORE), measured)
+        else:
+            wide = weighted_score_measures(scored, keys, measured)
+        wide = wide.rename({m.spec.name: k for k, m in fused.items()})
         if extra is not None:
             wide = _beside(wide, extra, keys)
     else:
@@ -210,3 +219,20 @@ def scores(
     if keys:
         wide = wide.sort(keys)
     return _checks.attach(_shaped(wide, keys, names, shape), problems)
+
+
+def _class_areas(
+    frame: pl.LazyFrame, actual: str, score: Mapping[Any, str], by: Sequence[str], names: list[str]
+) -> pl.LazyFrame:
+    """``[*by, class, *names]``: each class of ``score`` against the rest, the areas of
+    :func:`~frame_eval.classification.grouped_multiclass.class_areas` (checked rows, no weights)."""
+    dtype = frame.collect_schema()[actual]
+    pairs = list(score.items())
+    labels = pl.concat([
+        pl.LazyFrame({_CLASS_NUMBER: [i]}, schema={_CLASS_NUMBER: pl.Int32}).select(
+            _CLASS_NUMBER, pl.lit(label).cast(dtype).alias(CLASS)
+        )
+        for i, (label, _) in enumerate(pairs)
+    ])
+    areas = class_areas(frame.select(*by, actual, *{c: None for _, c in pairs}), by, actual, pairs, names)
+    return areas.join(labels, on=_CLASS_NUMBER).select(*by, CLASS, *names)

@@ -35,7 +35,7 @@ The ROC AUC and AP expressions compute what the frame method computes, with
 its code: each group's rows (a null label, or a null or NaN score or weight
 in any of them, leave the row out) are packed into one value and handed to
 :func:`frame_eval.classification.grouped_multiclass.multiclass_areas`, which
-lays them out long and reads every class's (pair's) area from one sort.
+reads every class's (pair's) area from one sort of each class's scores.
 One Python call per group, a plan the size of one class; building one curve
 expression per class (or pair) instead made polars plan and run a tree that
 grows with the classes (seconds for 8 classes, minutes one-vs-one).
@@ -126,6 +126,7 @@ def _one_group_area(
     areas = multiclass_areas(
         work, [_ALL], _LABEL, [(c, f) for (c, _), f in zip(pairs, fields, strict=True)],
         CHECKED_WEIGHT if weighted_rows else None, {"value": request}, *binary_areas(weighted_rows),
+        one_group=True,
     ).collect(engine="in-memory", optimizations=pl.QueryOptFlags.none())  # one small group: planning
     # costs more than it saves (one-vs-one CPU time 40% lower in benchmarks/multiclass.py --groups 50)
     value = areas["value"][0] if areas.height else None
