@@ -66,6 +66,12 @@ class Points:
         return ratio(self.tp, self.tp + self.fp)
 
 
+def positive_zero(value: pl.Expr) -> pl.Expr:
+    """``value`` with -0.0 as 0.0 (a point of tied zeros has one sign in any row order; ``value + 0.0``
+    would do in IEEE arithmetic, but polars' optimizer may simplify it to ``value``)."""
+    return pl.when(value == 0.0).then(0.0).otherwise(value)
+
+
 def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = None) -> Points:
     """The distinct scores, high to low, with the positives and negatives scoring at least as much.
 
@@ -102,7 +108,7 @@ def points_from(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None = None) -
 
         positives = label.sum().cast(pl.Int64)
         return Points(
-            threshold=thresholds,
+            threshold=positive_zero(thresholds),  # a -0.0 point reads 0.0, whichever zero came first
             tp=at_least(value.filter(label)),
             fp=at_least(value.filter(~label)),
             positives=positives,
@@ -116,7 +122,7 @@ def points_from(label: pl.Expr, value: pl.Expr, weight: pl.Expr | None = None) -
     fp_run = pl.when(label).then(0.0).otherwise(w).cum_sum()
     end = (value != value.shift(-1)).fill_null(True)
     return Points(
-        threshold=value.filter(end),
+        threshold=positive_zero(value.filter(end)),
         tp=tp_run.filter(end),
         fp=fp_run.filter(end),
         positives=tp_run.last().fill_null(0.0),
@@ -145,7 +151,7 @@ def measure_from(
     fp_run = pl.when(el).then(0.0).otherwise(ew).cum_sum()
     end = (ev != ev.shift(-1)).fill_null(True)
     curve = Points(
-        threshold=ev.filter(end), tp=tp_run.filter(end), fp=fp_run.filter(end),
+        threshold=positive_zero(ev.filter(end)), tp=tp_run.filter(end), fp=fp_run.filter(end),
         positives=tp_run.last().fill_null(0.0), negatives=fp_run.last().fill_null(0.0),
     )
     return rows.implode().list.eval(measure(curve)).list.first()

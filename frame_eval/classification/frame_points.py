@@ -19,6 +19,7 @@ import polars as pl
 from frame_eval._own_thread import on_own_thread
 from frame_eval.classification import exact_weights
 from frame_eval.classification.counts import ratio
+from frame_eval.classification.curves import positive_zero
 from frame_eval.classification.exact_weights import weighted_curve_points
 from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures
@@ -152,7 +153,7 @@ def curve_points(scored: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     tp, fp, positives, negatives = pl.col("tp"), pl.col("fp"), pl.col("_P"), pl.col("_N")
     return points.select(
         *keys,
-        pl.col(_SCORE).alias("threshold"),
+        positive_zero(pl.col(_SCORE)).alias("threshold"),  # -0.0 as 0.0, as the packed points read it
         tp,
         fp,
         (positives - tp).alias("fn"),
