@@ -47,8 +47,8 @@ import polars as pl
 from frame_eval._own_thread import on_own_thread, side_by_side
 
 __all__ = [
-    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums", "powers",
-    "row_sum",
+    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums",
+    "positive_zero", "powers", "row_sum",
 ]
 
 
@@ -398,7 +398,21 @@ def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
         half -= half % 8
         return tree(items[:half]) + tree(items[half:])
 
-    return tree([t.cast(pl.Float64) for t in terms]) + 0.0
+    return positive_zero(tree([t.cast(pl.Float64) for t in terms]))  # np.sum of only -0.0 is 0.0
+
+
+def positive_zero(value: pl.Expr) -> pl.Expr:
+    """``value`` with -0.0 as 0.0 (so that tied zeros have one sign in any row order).
+
+    ``value + 0.0`` does this in IEEE arithmetic, but polars' optimizer may fold it to
+    ``value`` (polars 2.1 does on the in-memory engine, not on the streaming one), so that
+    the sign would depend on the engine.
+
+    >>> import polars as pl
+    >>> pl.select(positive_zero(pl.lit(-0.0))).item().hex()
+    '0x0.0p+0'
+    """
+    return pl.when(value == 0.0).then(0.0).otherwise(value)
 
 
 def pairwise_sum(terms: pl.Expr) -> pl.Expr:

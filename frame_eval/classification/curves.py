@@ -26,7 +26,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval._float import pairwise_sum
+from frame_eval._float import pairwise_sum, positive_zero
 from frame_eval.classification.counts import (
     ACTUAL,
     AUTO,
@@ -64,12 +64,6 @@ class Points:
     @property
     def precision(self) -> pl.Expr:
         return ratio(self.tp, self.tp + self.fp)
-
-
-def positive_zero(value: pl.Expr) -> pl.Expr:
-    """``value`` with -0.0 as 0.0 (a point of tied zeros has one sign in any row order; ``value + 0.0``
-    would do in IEEE arithmetic, but polars' optimizer may simplify it to ``value``)."""
-    return pl.when(value == 0.0).then(0.0).otherwise(value)
 
 
 def points(actual: str, score: str, positive: Any = AUTO, weight: str | None = None) -> Points:

@@ -16,10 +16,10 @@ from typing import Any
 
 import polars as pl
 
+from frame_eval._float import positive_zero
 from frame_eval._own_thread import on_own_thread
 from frame_eval.classification import exact_weights
 from frame_eval.classification.counts import ratio
-from frame_eval.classification.curves import positive_zero
 from frame_eval.classification.exact_weights import weighted_curve_points
 from frame_eval.classification.frame_checks import _POSITIVE, _SCORE, _WEIGHT
 from frame_eval.classification.grouped_multiclass import Measures

@@ -31,6 +31,7 @@ from typing import Final
 import polars as pl
 
 from frame_eval._exact_sum import Mean, exact_means
+from frame_eval._float import positive_zero
 from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.packed_points import keys_hash
@@ -87,7 +88,7 @@ def quantile_bins(
             table = pl.DataFrame({_G: [0], _N: [df.height]}, schema={_G: pl.UInt64, _N: pl.Int64})
             hashed = df.with_columns(pl.lit(0, pl.UInt64).alias(_G))
         table = table.sort(_G)  # the groups in the order the sort lays them out
-        bits = (pl.col(prob) + 0.0).reinterpret(dtype=pl.UInt64)  # (+ 0.0: -0.0 as 0.0)
+        bits = positive_zero(pl.col(prob)).reinterpret(dtype=pl.UInt64)  # -0.0 sorts as 0.0
         low = bits * pl.lit(2, pl.UInt64) + pl.col(positive).cast(pl.UInt64)
         packed = hashed.select((pl.col(_G).cast(_BIG) * pl.lit(_LOW, _BIG) + low.cast(_BIG)).alias(_K))
         ordered = packed.get_column(_K).sort()
@@ -100,8 +101,8 @@ def quantile_bins(
         # where each group's rows of bin b + 1 or above start: after its values up to edge b
         starts = []
         for level in levels:
-            edge = (_edges(values, first, counts, level) + 0.0).to_frame("e")
-            edge_bits = edge.select(pl.col("e").reinterpret(dtype=pl.UInt64)).to_series()
+            edge = _edges(values, first, counts, level).to_frame("e")
+            edge_bits = edge.select(positive_zero(pl.col("e")).reinterpret(dtype=pl.UInt64)).to_series()
             needle = group_keys + (edge_bits * 2 + 1).cast(_BIG)
             starts.append(ordered.search_sorted(needle, side="right"))
         # a row's place (group g, bin b) as one number, g * n_bins + b: the starts at or before the row
