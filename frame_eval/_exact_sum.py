@@ -337,14 +337,8 @@ def python_mean(terms: list[float | None], weights: list[float | None] | None = 
 
 
 def _list_means(lists: pl.Series, divisor: int, weighted: bool) -> pl.Series:
-    means = []
-    for group in group_values(lists):
-        terms = group.get("t", [])
-        if not terms:
-            means.append(None)
-            continue
-        weights = python_total(group["w"]) if weighted else None
-        means.append(_mean(python_total(terms), weights, len(terms), divisor))
+    groups = group_values(lists)
+    means = [python_mean(g.get("t", []), g.get("w", []) if weighted else None, divisor) for g in groups]
     return pl.Series(means, dtype=pl.Float64)
 
 
