@@ -21,7 +21,6 @@ matrix and the report count their cells with (``--floors``: these alone). Needs 
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,21 +28,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 from sklearn import metrics
+from timing import median_times  # (this folder: first on the path of a script run from it)
 
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval.classification.packed_points import _order  # a double's bits in the same order
 
 TOLERANCE = 1e-12
-
-
-def _timed(step: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
-    runs, value = [], None
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        value = step()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    walls, cpus = sorted(r[0] for r in runs), sorted(r[1] for r in runs)
-    return walls[repeat // 2], cpus[repeat // 2], value
 
 
 def _gap(ours: np.ndarray, theirs: np.ndarray) -> float:
@@ -177,11 +167,11 @@ def main() -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |", flush=True)
     for name in names:
         ours_call, theirs_call, our_values, their_values = cases[name]
-        wall, cpu, ours = _timed(ours_call, args.repeat)
+        wall, cpu, ours = median_times(ours_call, args.repeat)
         if args.no_sklearn:
             print(f"| {name} | {wall:.3f} | {cpu:.3f} | | | | |", flush=True)
             continue
-        their_wall, their_cpu, theirs = _timed(per_model(theirs_call), 1)
+        their_wall, their_cpu, theirs = median_times(per_model(theirs_call), 1)
         a, b = our_values(ours), their_values(theirs)
         same_nan = np.isnan(a) == np.isnan(b)
         assert same_nan.all(), f"{name}: undefined values differ"
@@ -196,7 +186,7 @@ def main() -> None:
     count = preds.height * len(classes)
     keys = pl.Series(np.random.default_rng(0).integers(0, 2**63, count, dtype=np.uint64))
     keys = keys.cast(big) * pl.Series([1 << 65], dtype=big)
-    wall, cpu, _ = _timed(keys.sort, args.repeat)
+    wall, cpu, _ = median_times(keys.sort, args.repeat)
     print(f"Series.sort of {count:,} UInt128 values: {wall:.3f} / {cpu:.3f}", flush=True)
     # what multi-class ROC AUC and AP sort: per class, one 128-bit key per row (the model's hash, the
     # class's score, the actual class), each class's keys sorted on their own
@@ -205,16 +195,17 @@ def main() -> None:
          + _order(pl.col(c)).cast(big) * pl.lit(8, big) + pl.col("actual").cast(big)).alias(c)
         for c in prob_columns
     )
-    wall, cpu, _ = _timed(lambda: [per_class.get_column(c).sort(descending=True) for c in prob_columns],
+    wall, cpu, _ = median_times(lambda: [per_class.get_column(c).sort(descending=True) for c in prob_columns],
                           args.repeat)
     print(f"{len(prob_columns)} Series.sort of {preds.height:,} UInt128 values each: {wall:.3f} / {cpu:.3f}",
           flush=True)
     given = pl.coalesce([pl.when(pl.col("actual") == k).then(pl.col(c)) for k, c in mapping.items()])
     term = -given.clip(np.finfo(np.float64).eps, 1.0 - np.finfo(np.float64).eps).log()
-    wall, cpu, _ = _timed(lambda: preds.lazy().group_by("model").agg(term.mean()).collect(), args.repeat)
+    per_model_mean = preds.lazy().group_by("model").agg(term.mean())
+    wall, cpu, _ = median_times(per_model_mean.collect, args.repeat)
     print(f"log-loss terms and group_by(model).agg(mean): {wall:.3f} / {cpu:.3f}", flush=True)
     cells = preds.lazy().group_by("model", "actual", "predicted").len()
-    wall, cpu, _ = _timed(cells.collect, args.repeat)
+    wall, cpu, _ = median_times(cells.collect, args.repeat)
     print(f"group_by(model, actual, predicted).len(): {wall:.3f} / {cpu:.3f}", flush=True)
 
 

@@ -45,6 +45,7 @@ import numpy as np
 import polars as pl
 from sklearn import calibration as sk_calibration
 from sklearn import metrics
+from timing import median_times  # (this folder: first on the path of a script run from it)
 
 import frame_eval  # noqa: F401  (registers .ireval)
 
@@ -57,15 +58,7 @@ THRESHOLDS = [i / 10 for i in range(11)]
 
 
 def _timed(label: str, step: Callable[[], Any], repeat: int = 3) -> tuple[float, float, Any]:
-    import time
-
-    runs, result = [], None
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        result = step()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    walls, cpus = sorted(r[0] for r in runs), sorted(r[1] for r in runs)
-    wall_s, cpu_s = walls[repeat // 2], cpus[repeat // 2]
+    wall_s, cpu_s, result = median_times(step, repeat)
     print(f"{label:60s} wall {wall_s:6.3f} s  CPU {cpu_s:6.3f} s", flush=True)
     return wall_s, cpu_s, result
 

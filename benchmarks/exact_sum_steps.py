@@ -14,24 +14,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+from timing import median_times  # (this folder: first on the path of a script run from it)
 
 from frame_eval._exact_sum import Mean, exact_means
 from frame_eval.classification.packed_points import keys_hash
 
 
 def _timed(label: str, step: Callable[[], Any], repeat: int = 5) -> None:
-    runs = []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        step()
-        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    wall_s, cpu_s = (sorted(r[i] for r in runs)[repeat // 2] for i in (0, 1))
+    wall_s, cpu_s, _ = median_times(step, repeat)
     print(f"{label:62s} wall {wall_s:6.3f} s  CPU {cpu_s:6.3f} s", flush=True)
 
 
