@@ -48,7 +48,7 @@ from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio, tally
 from frame_eval.classification.grouped_scores import _G as _POINT_GROUP
 from frame_eval.classification.grouped_scores import defined_areas, point_areas, score_measures
-from frame_eval.classification.packed_points import _order, keys_hash, within_group
+from frame_eval.classification.packed_points import _order, keys_hash, told_apart, within_group
 
 # (frame, keys, names) -> [*keys, *names]: the binary areas of every group of keys
 Measures = Callable[[pl.LazyFrame, list[str], list[str]], pl.LazyFrame]
@@ -218,12 +218,8 @@ def _told_apart(
     """(``[*by, _H]`` of the groups of ``table`` whose hash is theirs alone; ``work``'s rows of the other
     groups, in ``work``'s order). A collision costs time (those groups are laid out long), never a wrong
     number."""
-    merged = pl.col(_H).is_duplicated()
-    own = table.filter(~merged).select(*by, _H)
-    laid_out = work.join(
-        table.filter(merged).select(by), on=by, how="semi", nulls_equal=True, maintain_order="left"
-    )
-    return own, laid_out
+    own, _, laid_out = told_apart(work, table, by, _H)
+    return own.select(*by, _H), laid_out
 
 
 def _sorted_areas(

@@ -92,11 +92,22 @@ def hashed_groups(
     """
     rows = base.with_columns(_group_hash(keys).alias(_G))
     groups = rows.group_by(keys).agg(pl.col(_G).first(), *_COUNTS).cache()  # read three times below
-    merged = pl.col(_G).is_duplicated()
+    own, shared, again = told_apart(frame, groups, keys, _G)
+    return rows, own, shared.select(_G), again
+
+
+def told_apart(
+    frame: pl.LazyFrame, table: pl.LazyFrame, keys: Sequence[str], hashed: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """``table``'s rows (one per group of ``keys``, its hash in column ``hashed``) whose hash is theirs
+    alone; its rows whose hash other groups share; and ``frame``'s rows of those other groups, in
+    ``frame``'s order (so that a sort per group numbers them alike in every plan that reads them), to be
+    measured on their own: a collision costs time, never a wrong number."""
+    merged = pl.col(hashed).is_duplicated()
     again = frame.join(
-        groups.filter(merged).select(keys), on=keys, how="semi", nulls_equal=True, maintain_order="left"
+        table.filter(merged).select(keys), on=list(keys), how="semi", nulls_equal=True, maintain_order="left"
     )
-    return rows, groups.filter(~merged), groups.filter(merged).select(_G), again
+    return table.filter(~merged), table.filter(merged), again
 
 
 def _points_of_hashed_rows(rows: pl.DataFrame) -> pl.DataFrame:
