@@ -12,7 +12,7 @@ multi-class areas.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -87,15 +87,25 @@ def _weighted_curve(scored: pl.LazyFrame, keys: list[str], weight: str) -> pl.La
             return _ordered_points(frame, keys, weight, exponent)
         groups, points = packed
         if keys:  # the keys of the groups joined to the points, rather than carried by every row
-            number = pl.int_range(pl.len(), dtype=pl.UInt32).alias(GROUP_ID)
-            order = groups.sort(keys).select(pl.col(GROUP_ID).alias("__fe_hashed"), *keys, number)
-            points = points.rename({GROUP_ID: "__fe_hashed"}).join(
-                order, on="__fe_hashed", how="left", maintain_order="left"
-            ).sort(GROUP_ID, maintain_order=True)
+            points = _in_key_order(points, groups, GROUP_ID, keys).with_columns(pl.col(_RANK).alias(GROUP_ID))
         return points.select(schema.names())
 
     # (on a thread of its own, so that its polars work runs on every core)
     return rows.map_batches(on_own_thread(run), schema=schema, streamable=False).cache()
+
+
+_RANK = "__fe_rank"
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def _in_key_order(points: FrameT, groups: FrameT, number: str, keys: list[str]) -> FrameT:
+    """``points`` (each group's together, the group's number in column ``number``) with their group's
+    ``keys`` and ``_RANK``, its place in the keys' order, sorted by that place, stably (each group's
+    points keep their order): the few groups are sorted by their keys, not the many points."""
+    order = groups.select(number, *keys).sort(keys).with_columns(
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias(_RANK)
+    )
+    return points.join(order, on=number, how="left", maintain_order="left").sort(_RANK, maintain_order=True)
 
 
 def _grouped_counts(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -127,13 +137,8 @@ def _counted_curve(scored: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         if frame.height < PACKED_ROWS:
             return _grouped_counts(frame.lazy(), keys).collect(engine="in-memory")
         groups, points = packed_group_points(frame.lazy(), keys, pl.col(_POSITIVE), pl.col(_SCORE))
-        if keys:  # each group's points come together, threshold descending: the (few) groups sorted by
-            # their keys and numbered in that order, then the points sorted by that number, stably
-            rank = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__fe_rank")
-            order = groups.select(PACKED_GROUP, *keys).sort(keys).with_columns(rank)
-            points = points.join(order, on=PACKED_GROUP, how="left", maintain_order="left").sort(
-                "__fe_rank", maintain_order=True
-            )
+        if keys:  # each group's points come together, threshold descending
+            points = _in_key_order(points, groups, PACKED_GROUP, keys)
         negatives = (pl.col("_n") - pl.col("_P")).alias("_N")
         points = points.select(*keys, pl.col(PACKED_SCORE).alias(_SCORE), "tp", "fp", "_P", negatives)
         return points.collect(engine="in-memory").cast(dict(schema))  # type: ignore[arg-type]
