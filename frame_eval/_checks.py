@@ -485,7 +485,7 @@ def collect_counted(
         raise
     counts = {int(i): n for i, n in row.row(0, named=True).items()} if row.height else {}
     for i, count in counted.outside.items():  # (begun beside the plan: done, or nearly)
-        counts[i] = counts.get(i, 0) + count()
+        counts[i] = count()  # (a check counted outside has no column in the plan's row)
     fired = [{"count": n, "message": None, _CHECK: i} for i, n in counts.items() if n]
     for i, found in zip(counted.given, given, strict=True):
         fired += [{**r, _CHECK: i} for r in found.filter(pl.col("count") > 0).to_dicts()]
