@@ -16,6 +16,7 @@ parallel sort costs more in all).
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -95,14 +96,7 @@ def in_background(call: Callable[[], T], rows: int) -> Callable[[], T]:
     returned gives the result (or raises the error), as often as it is asked."""
     if apart(rows):
         return _started(call)
-    done: list[T] = []
-
-    def here() -> T:
-        if not done:
-            done.append(call())
-        return done[0]
-
-    return here
+    return functools.cache(call)  # (an error is not kept: asked again, it runs again)
 
 
 def on_own_thread(function: FrameFunction) -> FrameFunction:
