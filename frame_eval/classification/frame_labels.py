@@ -67,11 +67,11 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
     plain = positive is not AUTO or labels.collect_schema()[_ACTUAL] == pl.Boolean
     if weight is None:
         return _cell_counts(labels, by, positive) if plain else counted(labels)
-    if plain:  # weights that add up exactly in any order: each cell's weights added as they come
-        return when_exact(
-            labels, weight, lambda rows: _cell_counts(rows, by, positive, weight), counted, engine="streaming"
-        )
-    return when_exact(labels, weight, lambda rows: counted(rows, exact=True), counted, engine="streaming")
+    def exactly(rows: pl.LazyFrame) -> pl.LazyFrame:  # weights that add up exactly in any order
+        # (each cell's weights added as they come, or the four sums with their exact option)
+        return _cell_counts(rows, by, positive, weight) if plain else counted(rows, exact=True)
+
+    return when_exact(labels, weight, exactly, counted, engine="streaming")
 
 
 def _cell_counts(
@@ -86,9 +86,13 @@ def _cell_counts(
     count = pl.len() if weight is None else pl.col(weight).sum()
     cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(count.alias("_n"))
     n, cell = pl.col("_n"), pl.col("__fe_cell")
+
+    def in_cell(number: int) -> pl.Expr:
+        total = n.filter(cell == number).sum()
+        return total.cast(pl.Int64) if weight is None else total
+
     counts = _per_group(cells, by, [
-        (n.filter(cell == number).sum().cast(pl.Int64) if weight is None else n.filter(cell == number).sum())
-        .alias(name) for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
+        in_cell(number).alias(name) for number, name in ((3, "tp"), (1, "fp"), (2, "fn"), (0, "tn"))
     ])
     return counts.select(*by, *(getattr(Counts.columns(), name).alias(name) for name in COUNT_NAMES))
 
