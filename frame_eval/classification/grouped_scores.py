@@ -22,24 +22,18 @@ order, so the value does not depend on threads, engine or row order.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
 import polars as pl
 
-from frame_eval._float import pairwise_sums
+from frame_eval._float import frame_pairwise_sums, pairwise_sums
 from frame_eval._own_thread import on_own_thread
+from frame_eval.classification import packed_points
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import (
-    _COUNTS,
-    _G,
-    _L,
-    _S,
-    hashed_groups,
-    points_of_rows,
-    within_group,
-)
+from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, told_apart, within_group
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -61,18 +55,33 @@ def score_measures(
     rows = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
     again = None
     if keys:
-        # a 63-bit hash of the keys stands for the group in the sort key; groups whose keys share a
-        # hash (told apart exactly by the group table) are measured again on their own rows
-        rows, groups, _, again = hashed_groups(frame, rows, keys)
+        # a 63-bit hash of the keys stands for the group in the sort key; the group table (the distinct
+        # keys, each hashed once) tells apart groups whose keys share a hash, which are measured again on
+        # their own rows; every group's counts come with its points
+        number = packed_points._group_hash(keys)
+        table = rows.select(keys).unique().with_columns(number.alias(_G)).cache()  # read twice
+        groups, _, again = told_apart(frame, table, keys, _G)
     else:
-        groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *_COUNTS)
-        rows = rows.with_columns(pl.lit(0, pl.UInt64).alias(_G))
-    # (on a thread of its own: the sort then runs on every core, see frame_eval._own_thread)
-    points = rows.select(_G, _L, _S).map_batches(on_own_thread(_points_of_rows), schema=_RUN_POINTS)
-    result = _with_areas(groups, point_areas(points, names), keys, names)
+        number = pl.lit(0, pl.UInt64)
+        groups = pl.LazyFrame({_G: [0]}, schema={_G: pl.UInt64})
+    # the points and their areas in one frame function, on a thread of its own (the sort then runs on
+    # every core, see frame_eval._own_thread); the rows' hashes are made there, with their packed keys
+    schema = {_G: pl.UInt64, "_P": pl.Int64, "_N": pl.Int64, **dict.fromkeys(names, pl.Float64)}
+    measure = functools.partial(_measured, number=number, names=list(names))
+    measured = rows.map_batches(on_own_thread(measure), schema=schema)
+    result = groups.join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
     if again is None:
         return result
     return pl.concat([result, _sorted_per_group(again, keys, positive, score, names)])
+
+
+def _measured(rows: pl.DataFrame, number: pl.Expr, names: list[str]) -> pl.DataFrame:
+    """``[_G, _P, _N, *names]`` (one row per group) from ``[*keys, _L, _S]`` rows, ``number`` the 63-bit
+    hash of the keys: the points of one sort of packed keys and the areas read off them."""
+    points = _points_of_rows(rows, number)
+    first = (pl.col(_G) != pl.col(_G).shift(1)).fill_null(True)
+    totals = points.filter(first).select(_G, "_P", "_N")
+    return totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
 
 
 def _with_areas(
@@ -113,10 +122,10 @@ def _sorted_per_group(
 _RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
 
 
-def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
-    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[_G, _L, _S]`` rows, ``_G`` a 63-bit
-    hash (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
-    points = points_of_rows(rows, pl.UInt64, score=False)
+def _points_of_rows(rows: pl.DataFrame, number: pl.Expr) -> pl.DataFrame:
+    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[*keys, _L, _S]`` rows, ``number`` a
+    63-bit hash of the keys (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
+    points = points_of_rows(rows, pl.UInt64, score=False, number=number)
     return points.select(_G, "tp", "fp", "_P", (pl.col("_n") - pl.col("_P")).alias("_N"))
 
 
@@ -183,6 +192,31 @@ def point_areas(points: pl.LazyFrame, names: Sequence[str]) -> list[pl.LazyFrame
     NumPy's order (:func:`~frame_eval._float.pairwise_sums`), all groups at once. No rule for undefined
     values (no positives, no negatives) is applied here.
     """
+    sums, columns = _area_terms(names)
+    # the terms are computed inside the sums' frame function (polars' in-memory engine)
+    areas = [pairwise_sums(points, _G, sums, columns)] if sums else []
+    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
+        areas.append(_first_crossings(points))
+    return areas
+
+
+def frame_point_areas(points: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """``[_G, *names]`` of :func:`point_areas`, from in-memory points, now (one row per group with points,
+    in the order of their first points)."""
+    sums, columns = _area_terms(names)
+    result = points.select(_G).unique(maintain_order=True)
+    if sums:
+        sums_of = frame_pairwise_sums(points, _G, sums, columns)
+        result = result.join(sums_of, on=_G, how="left", maintain_order="left")
+    if "EER" in names:
+        crossings = _first_crossings(points.lazy()).collect(engine="in-memory")
+        result = result.join(crossings, on=_G, how="left", maintain_order="left")
+    return result.select(_G, *names)
+
+
+def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
+    """The columns :func:`~frame_eval._float.pairwise_sums` adds for the areas among ``names`` but EER (each
+    mapped to whether it is added from the group's last point up) and their terms, read off the points."""
     group = pl.col(_G)
     same = group == group.shift(1)
     tp, fp = pl.col("tp"), pl.col("fp")
@@ -216,11 +250,20 @@ def point_areas(points: pl.LazyFrame, names: Sequence[str]) -> list[pl.LazyFrame
         if name in names:  # scikit-learn lists these terms from the lowest threshold up
             columns.append(terms[name].alias(name))
             sums[name] = True
-    # the terms are computed inside the sums' frame function (polars' in-memory engine)
-    areas = [pairwise_sums(points, _G, sums, columns)] if sums else []
-    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
-        # the terms as columns first, then the first crossing of each group: the same values as
-        # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
-        crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
-        areas.append(crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first()))
-    return areas
+    return sums, columns
+
+
+def _first_crossings(points: pl.LazyFrame) -> pl.LazyFrame:
+    """``[_G, EER]``: each group's EER, at its first point with FPR >= FNR."""
+    group = pl.col(_G)
+    same = group == group.shift(1)
+    tp, fp = pl.col("tp"), pl.col("fp")
+
+    def before(e: pl.Expr) -> pl.Expr:
+        return pl.when(same).then(e.shift(1)).otherwise(0)
+
+    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+    # the terms as columns first, then the first crossing of each group: the same values as
+    # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
+    crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
+    return crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first())
