@@ -29,11 +29,11 @@ from typing import Final
 import polars as pl
 
 from frame_eval._float import frame_pairwise_sums, pairwise_sums
-from frame_eval._own_thread import on_own_thread
+from frame_eval._own_thread import apart, in_background, on_own_thread
 from frame_eval.classification import packed_points
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, told_apart, within_group
+from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, within_group
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -53,35 +53,43 @@ def score_measures(
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
     keys = list(keys)
     rows = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    again = None
-    if keys:
-        # a 63-bit hash of the keys stands for the group in the sort key; the group table (the distinct
-        # keys, each hashed once) tells apart groups whose keys share a hash, which are measured again on
-        # their own rows; every group's counts come with its points
-        number = packed_points._group_hash(keys)
-        table = rows.select(keys).unique().with_columns(number.alias(_G)).cache()  # read twice
-        groups, _, again = told_apart(frame, table, keys, _G)
-    else:
-        number = pl.lit(0, pl.UInt64)
-        groups = pl.LazyFrame({_G: [0]}, schema={_G: pl.UInt64})
-    # the points and their areas in one frame function, on a thread of its own (the sort then runs on
-    # every core, see frame_eval._own_thread); the rows' hashes are made there, with their packed keys
-    schema = {_G: pl.UInt64, "_P": pl.Int64, "_N": pl.Int64, **dict.fromkeys(names, pl.Float64)}
-    measure = functools.partial(_measured, number=number, names=list(names))
-    measured = rows.map_batches(on_own_thread(measure), schema=schema)
-    result = groups.join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
-    if again is None:
-        return result
-    return pl.concat([result, _sorted_per_group(again, keys, positive, score, names)])
+    # a 63-bit hash of the keys stands for the group in the sort key
+    number = packed_points._group_hash(keys) if keys else pl.lit(0, pl.UInt64)
+    schema = {**rows.select(keys).collect_schema(), **dict.fromkeys(names, pl.Float64)}
+    # all in one frame function, on a thread of its own (the sort then runs on every core, see
+    # frame_eval._own_thread)
+    measure = functools.partial(_measured, keys=keys, number=number, names=list(names))
+    return rows.map_batches(on_own_thread(measure), schema=schema)
 
 
-def _measured(rows: pl.DataFrame, number: pl.Expr, names: list[str]) -> pl.DataFrame:
-    """``[_G, _P, _N, *names]`` (one row per group) from ``[*keys, _L, _S]`` rows, ``number`` the 63-bit
-    hash of the keys: the points of one sort of packed keys and the areas read off them."""
+def _measured(rows: pl.DataFrame, keys: list[str], number: pl.Expr, names: list[str]) -> pl.DataFrame:
+    """``[*keys, *names]`` (one row per group) from ``[*keys, _L, _S]`` rows, ``number`` the 63-bit hash
+    of the keys: the points of one sort of packed keys and the areas read off them.
+
+    The group table (the distinct keys, each hashed once) is made meanwhile, on a thread of its own: it
+    maps the hashes back to the keys and tells apart groups whose keys share a hash, which are measured
+    again on their own rows (:func:`_sorted_per_group`): a collision costs time, never a wrong number."""
+    def distinct() -> pl.DataFrame:
+        if not keys:  # the one group, numbered 0, also when there are no rows
+            return pl.DataFrame({_G: [0]}, schema={_G: pl.UInt64})
+        engine = "streaming" if apart(rows.height) else "in-memory"  # (streaming: no copy of the keys)
+        distinct = rows.lazy().select(keys).unique().collect(engine=engine)
+        return distinct.with_columns(number.alias(_G))
+
+    table = in_background(distinct, rows.height)
     points = _points_of_rows(rows, number)
     first = (pl.col(_G) != pl.col(_G).shift(1)).fill_null(True)
     totals = points.filter(first).select(_G, "_P", "_N")
-    return totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
+    measured = totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
+    groups = table()
+    merged = pl.col(_G).is_duplicated()
+    result = groups.filter(~merged).join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
+    shared = groups.filter(merged).select(keys)
+    if shared.is_empty():
+        return result
+    again = rows.join(shared, on=keys, how="semi", nulls_equal=True, maintain_order="left")
+    per_group = _sorted_per_group(again.lazy(), keys, pl.col(_L), pl.col(_S), names)
+    return pl.concat([result, per_group.collect(engine="in-memory")])
 
 
 def _with_areas(
