@@ -23,7 +23,7 @@ order, so the value does not depend on threads, engine or row order.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import polars as pl
@@ -66,8 +66,9 @@ def _measured(rows: pl.DataFrame, keys: list[str], number: pl.Expr, names: list[
     """``[*keys, *names]`` (one row per group) from ``[*keys, _L, _S]`` rows, ``number`` the 63-bit hash
     of the keys: the points of one sort of packed keys and the areas read off them.
 
-    The group table (the distinct keys, each hashed once) is made meanwhile, on a thread of its own: it
-    maps the hashes back to the keys and tells apart groups whose keys share a hash, which are measured
+    The group table (the distinct keys, each hashed once) is made meanwhile, on a thread of its own, from
+    when the keys are sorted (the sort runs on every core, most steps after it on one): it maps the
+    hashes back to the keys and tells apart groups whose keys share a hash, which are measured
     again on their own rows (:func:`_sorted_per_group`): a collision costs time, never a wrong number."""
     def distinct() -> pl.DataFrame:
         if not keys:  # the one group, numbered 0, also when there are no rows
@@ -76,12 +77,12 @@ def _measured(rows: pl.DataFrame, keys: list[str], number: pl.Expr, names: list[
         distinct = rows.lazy().select(keys).unique().collect(engine=engine)
         return distinct.with_columns(number.alias(_G))
 
-    table = in_background(distinct, rows.height)
-    points = _points_of_rows(rows, number)
+    table: list[Callable[[], pl.DataFrame]] = []
+    points = _points_of_rows(rows, number, lambda: table.append(in_background(distinct, rows.height)))
     first = (pl.col(_G) != pl.col(_G).shift(1)).fill_null(True)
     totals = points.filter(first).select(_G, "_P", "_N")
     measured = totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
-    groups = table()
+    groups = table[0]()
     merged = pl.col(_G).is_duplicated()
     result = groups.filter(~merged).join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
     shared = groups.filter(merged).select(keys)
@@ -130,10 +131,12 @@ def _sorted_per_group(
 _RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
 
 
-def _points_of_rows(rows: pl.DataFrame, number: pl.Expr) -> pl.DataFrame:
+def _points_of_rows(
+    rows: pl.DataFrame, number: pl.Expr, sorted_then: Callable[[], object] | None = None
+) -> pl.DataFrame:
     """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[*keys, _L, _S]`` rows, ``number`` a
     63-bit hash of the keys (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
-    points = points_of_rows(rows, pl.UInt64, score=False, number=number)
+    points = points_of_rows(rows, pl.UInt64, score=False, number=number, sorted_then=sorted_then)
     return points.select(_G, "tp", "fp", "_P", (pl.col("_n") - pl.col("_P")).alias("_N"))
 
 

@@ -18,7 +18,7 @@ so a collision costs time, never a wrong number.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import polars as pl
@@ -160,16 +160,20 @@ def _packed_keys(rows: pl.DataFrame, group: pl.Expr | None) -> pl.Series:
 
 def points_of_rows(
     rows: pl.DataFrame, group: type[pl.DataType] = pl.UInt32, *, score: bool = True,
-    number: pl.Expr | None = None,
+    number: pl.Expr | None = None, sorted_then: Callable[[], object] | None = None,
 ) -> pl.DataFrame:
     """``[_G, _k, tp, fp, _n, _P, <score>]`` points from ``[_G, <label>, <score>]`` rows, each group's
     points together, threshold descending (the score column left out with ``score=False``; ``_G`` cast
     to ``group``, wide enough for the group numbers; with ``number``, each row's group number is that
     expression of its columns instead of ``_G``). A frame function: a Series sorts faster on its own
-    than inside a lazy plan."""
+    than inside a lazy plan. ``sorted_then`` is called once the keys are sorted: work begun there on
+    a thread of its own fills the cores that the steps after the sort (mostly on one) leave idle."""
     big = pl.UInt128
-    keys = _packed_keys(rows, number)
-    runs = keys.sort(descending=True).rle().struct.unnest()
+    keys = _packed_keys(rows, number).sort(descending=True)
+    if sorted_then is not None:
+        sorted_then()
+    runs = keys.rle().struct.unnest()
+    del keys
     value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
     block = value // pl.lit(2, big)  # the group and the score
     runs = runs.select(
