@@ -24,12 +24,14 @@ def _frame(rows: int, seed: int) -> pl.DataFrame:
     })
 
 
-def _reference(frame: pl.DataFrame, keys: list[str], n_bins: int) -> pl.DataFrame:
+def _reference(frame: pl.DataFrame, keys: list[str], n_bins: int, strategy: str = "quantile") -> pl.DataFrame:
     rows = []
     parts = frame.group_by(keys) if keys else [((), frame)]
     for key, part in parts:
         p, y = part["p"].to_numpy(), part["y"].to_numpy()
-        edges = np.percentile(p, np.linspace(0.0, 1.0, n_bins + 1) * 100)
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        if strategy == "quantile":
+            edges = np.percentile(p, edges * 100)
         which = np.searchsorted(edges[1:-1], p, side="left")
         for b in np.unique(which):
             inside = which == b
@@ -107,6 +109,24 @@ def test_rows_not_found_by_hash_are_numbered_exactly(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(module, "keys_hash", lambda keys: pl.col(keys[0]).hash() // 2 + by_length)
     got = calibration_bins(frame.lazy(), ["g"], "y", "p", 5, "quantile").collect()
     assert got.equals(want)
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 300])
+def test_uniform_bins_are_numpys(n_bins: int) -> None:
+    # values on the edges and one step either side of them (300 bins: the bin counted in 16 bits)
+    frame = _frame(3000, n_bins)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    near = np.concatenate([edges, np.nextafter(edges, 2.0), np.nextafter(edges, -1.0)])
+    near = near[(near >= 0.0) & (near <= 1.0)]
+    frame = pl.concat([frame, pl.DataFrame({
+        "g": ["a"] * near.size, "h": [0] * near.size, "y": [True] * near.size, "p": near,
+    })])
+    want = _reference(frame, ["g"], n_bins, "uniform")
+    for order in range(2):
+        shuffled = frame.sample(fraction=1.0, shuffle=True, seed=order).lazy()
+        for engine in ("in-memory", "streaming"):
+            got = calibration_bins(shuffled, ["g"], "y", "p", n_bins, "uniform").collect(engine=engine)  # type: ignore[call-overload]
+            assert got.equals(want)
 
 
 def test_no_rows() -> None:

@@ -42,11 +42,14 @@ from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.packed_points import keys_hash
 
-__all__ = ["quantile_bins"]
+__all__ = ["bin_means", "quantile_bins"]
 
 _K = 5  # fraction bits in a bucket's number, beside the sign and exponent (a module value: tests change it)
-_NAMES: Final = ("group", "bucket", "bits", "y", "rows", "pos", "high", "low", "at", "bin", "edge", "top")
-_G, _B, _BITS, _Y, _N, _POS, _HIGH, _LOW, _AT, _BIN, _EDGE, _TOP = (f"__fe_qb_{n}" for n in _NAMES)
+_NAMES: Final = ("group", "bucket", "bits", "y", "at", "edge")
+_G, _B, _BITS, _Y, _AT, _EDGE = (f"__fe_qb_{n}" for n in _NAMES)
+# the columns of bin_means' parts (and the uniform bins' place, bin * 4096 + top 12 bits)
+_PARTS: Final = ("rows", "pos", "high", "low", "bin", "top", "place")
+N, POS, HIGH, LOW, BIN, TOP, PLACE = (f"__fe_qb_{n}" for n in _PARTS)
 _U64: Final = pl.UInt64
 _BIG: Final = pl.UInt128
 _HALF: Final = (1 << 26) - 1
@@ -64,8 +67,8 @@ def _bucket(bits: pl.Expr) -> pl.Expr:
 def _sums(bits: pl.Expr) -> list[pl.Expr]:
     """Aggregations: rows, positives (``_Y``) and the two 26-bit halves of the values' fractions."""
     return [
-        pl.len().cast(pl.Int64).alias(_N), pl.col(_Y).sum().cast(pl.Int64).alias(_POS),
-        ((bits // _lit(1 << 26)) & _lit(_HALF)).sum().alias(_HIGH), (bits & _lit(_HALF)).sum().alias(_LOW),
+        pl.len().cast(pl.Int64).alias(N), pl.col(_Y).sum().cast(pl.Int64).alias(POS),
+        ((bits // _lit(1 << 26)) & _lit(_HALF)).sum().alias(HIGH), (bits & _lit(_HALF)).sum().alias(LOW),
     ]
 
 
@@ -110,7 +113,7 @@ def _taken(frame: pl.DataFrame, keys: list[str], groups: pl.DataFrame, kept: pl.
     hashed = groups.select(_G, cleared.alias("block"))
     if hashed.get_column("block").n_unique() == hashed.height:
         taken, found = rows_of(hashed, frame.lazy().select(cleared.alias("block"), _Y, _BITS))
-        if taken.len() == found.get_column(_N).sum():
+        if taken.len() == found.get_column(N).sum():
             return taken, found
     numbered = groups.select(*keys, _G, (pl.col(_G).cast(_U64) * _lit(1 << 32)).alias("block"))
     rows = frame.lazy().join(numbered.lazy().drop(_G), on=keys, how="left", nulls_equal=True)
@@ -119,7 +122,7 @@ def _taken(frame: pl.DataFrame, keys: list[str], groups: pl.DataFrame, kept: pl.
 
 def _pieces(hist: pl.DataFrame, groups: pl.DataFrame, frame: pl.DataFrame, keys: list[str],
             levels: Sequence[float]) -> pl.DataFrame:
-    """``[_G, _BIN, _TOP, _N, _POS, _HIGH, _LOW]``: the parts of every non-empty (group, bin), from the
+    """``[_G, BIN, TOP, N, POS, HIGH, LOW]``: the parts of every non-empty (group, bin), from the
     buckets ``hist`` (every group's in order, groups in order: a bucket's rows come after ``_AT`` rows
     of all groups) and the rows of the few that hold ranks the edges need."""
     # each rank an edge needs, as a place among all groups' values in order, and the bucket holding it
@@ -128,16 +131,16 @@ def _pieces(hist: pl.DataFrame, groups: pl.DataFrame, frame: pl.DataFrame, keys:
             _G, pl.lit(m, pl.Int64).alias("level"), (pl.col(_AT) + lower).alias("lo"),
             (pl.col(_AT) + upper).alias("hi"), gamma.alias("gamma"),
         )
-        for m, (lower, upper, gamma) in enumerate(_ranks(pl.col(_N), level) for level in levels)
+        for m, (lower, upper, gamma) in enumerate(_ranks(pl.col(N), level) for level in levels)
     ])
-    ends = hist.get_column(_AT) + hist.get_column(_N)
+    ends = hist.get_column(_AT) + hist.get_column(N)
     needs = needs.with_columns(
         ends.search_sorted(needs.get_column(side), side="right").alias(f"{side}_row") for side in ("lo", "hi")
     )
     wanted = pl.concat([needs.get_column("lo_row"), needs.get_column("hi_row")]).unique().sort()
     # those buckets' rows, sorted: each bucket's first at "taken"; the edges read off them
-    taken, kept = _taken(frame, keys, groups, hist.select("row", _G, _B, _AT, _N)[wanted])
-    kept = kept.with_columns((pl.col(_N).cum_sum() - pl.col(_N)).alias("taken"))
+    taken, kept = _taken(frame, keys, groups, hist.select("row", _G, _B, _AT, N)[wanted])
+    kept = kept.with_columns((pl.col(N).cum_sum() - pl.col(N)).alias("taken"))
     low = taken.cast(_U64, wrap_numerical=True)  # bits * 2 + label
     value = (pl.col("low") // _lit(2)).reinterpret(dtype=pl.Float64)
     at = kept.select("row", _AT, "taken")
@@ -155,15 +158,15 @@ def _pieces(hist: pl.DataFrame, groups: pl.DataFrame, frame: pl.DataFrame, keys:
         {str(m): c for m, c in enumerate(bucket_at)}
     )
     placed = hist.join(below, on=_G).with_columns(
-        pl.sum_horizontal(pl.col(c) < pl.col(_B) for c in bucket_at).cast(pl.Int64).alias(_BIN),
+        pl.sum_horizontal(pl.col(c) < pl.col(_B) for c in bucket_at).cast(pl.Int64).alias(BIN),
         pl.any_horizontal(pl.col(c) == pl.col(_B) for c in bucket_at).alias("split"),
     )
-    top = (pl.col(_B) // (1 << _K)).cast(pl.Int64).alias(_TOP)
-    whole = placed.filter(~pl.col("split")).select(_G, _BIN, top, _N, _POS, _HIGH, _LOW)
+    top = (pl.col(_B) // (1 << _K)).cast(pl.Int64).alias(TOP)
+    whole = placed.filter(~pl.col("split")).select(_G, BIN, top, N, POS, HIGH, LOW)
     # a bucket holding edges (one of those taken: an edge lies between two neighbouring values, and a
     # bucket strictly between theirs has no rows) is cut where each edge's values end; each piece's
     # sums are differences of running sums over the taken rows (one exponent in a bucket)
-    split = kept.join(placed.filter("split").select("row", _BIN), on="row")
+    split = kept.join(placed.filter("split").select("row", BIN), on="row")
     needles = edges.join(split.select(_G, _B, "block"), on=[_G, _B]).select(
         "block", (pl.col("block").cast(_BIG) * pl.lit(1 << 64, _BIG)
                   + (positive_zero(pl.col(_EDGE)).reinterpret(dtype=_U64) * _lit(2) + _lit(1)).cast(_BIG)
@@ -174,22 +177,39 @@ def _pieces(hist: pl.DataFrame, groups: pl.DataFrame, frame: pl.DataFrame, keys:
     )
     points = pl.concat([
         split.select("block", pl.col("taken").alias("at")), cuts,
-        split.select("block", (pl.col("taken") + pl.col(_N)).alias("at")),
+        split.select("block", (pl.col("taken") + pl.col(N)).alias("at")),
     ]).sort("block", "at")
     pieces = points.with_columns(
         pl.col("at").shift(-1).over("block").alias("end"),
         pl.int_range(pl.len()).over("block").alias("piece"),
-    ).drop_nulls("end").join(split.select("block", _G, _B, _BIN), on="block")
+    ).drop_nulls("end").join(split.select("block", _G, _B, BIN), on="block")
     bits = low // 2
-    running = pl.DataFrame({_POS: low % 2, _HIGH: (bits // (1 << 26)) & _HALF, _LOW: bits & _HALF})
+    running = pl.DataFrame({POS: low % 2, HIGH: (bits // (1 << 26)) & _HALF, LOW: bits & _HALF})
     running = pl.concat([running.head(1).clear(1).fill_null(0), running.select(pl.all().cum_sum())])
     start, end = pieces.get_column("at"), pieces.get_column("end")
     cut = pieces.select(
-        _G, (pl.col(_BIN) + pl.col("piece")).alias(_BIN), top, (pl.col("end") - pl.col("at")).alias(_N),
+        _G, (pl.col(BIN) + pl.col("piece")).alias(BIN), top, (pl.col("end") - pl.col("at")).alias(N),
         *((running.get_column(c).gather(end) - running.get_column(c).gather(start)).alias(c)
-          for c in (_POS, _HIGH, _LOW)),
-    ).filter(pl.col(_N) > 0)
+          for c in (POS, HIGH, LOW)),
+    ).filter(pl.col(N) > 0)
     return pl.concat([whole, cut], how="vertical_relaxed")
+
+
+def bin_means(parts: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """``[*by, bin, count, mean_predicted, fraction_positive]`` of every (group, bin) of ``parts``
+    (``[*by, BIN, TOP, N, POS, HIGH, LOW]``: rows, positives and fraction halves of values
+    sharing their top 12 bits ``TOP``; a (group, bin) may have several), sorted; each mean the exact
+    sum of its values over its rows, rounded once (:func:`~frame_eval._exact_sum.part_means`)."""
+    parts = parts.sort([*by, BIN]).with_columns(pl.struct(*by, BIN).rle_id().alias("pair"))
+    pairs = parts.group_by("pair").agg(
+        *(pl.col(c).first() for c in (*by, BIN)), pl.col(N).sum(), pl.col(POS).sum()
+    ).sort("pair")
+    means = part_means(pairs.height, *(parts.get_column(c).to_list() for c in ("pair", TOP, HIGH, LOW, N)))
+    return pairs.select(
+        *by, pl.col(BIN).alias("bin"), pl.col(N).alias("count"),
+        pl.Series("mean_predicted", means, dtype=pl.Float64),
+        ratio(pl.col(POS), pl.col(N)).alias("fraction_positive"),
+    )
 
 
 def quantile_bins(
@@ -217,22 +237,13 @@ def quantile_bins(
         bits = pl.col(_BITS)
         hist = frame.lazy().group_by(*group_keys, _bucket(bits).alias(_B)).agg(*_sums(bits))
         hist = hist.sort([*group_keys, _B]).collect().with_row_index("row").with_columns(
-            pl.struct(group_keys).rle_id().alias(_G), (pl.col(_N).cum_sum() - pl.col(_N)).alias(_AT),
+            pl.struct(group_keys).rle_id().alias(_G), (pl.col(N).cum_sum() - pl.col(N)).alias(_AT),
         )
         groups = hist.group_by(_G).agg(
-            pl.col(_AT).first(), pl.col(_N).sum(), *(pl.col(k).first() for k in group_keys)
+            pl.col(_AT).first(), pl.col(N).sum(), *(pl.col(k).first() for k in group_keys)
         ).sort(_G)
         parts = _pieces(hist, groups, frame, group_keys, levels)
-        parts = parts.sort(_G, _BIN).with_columns(pl.struct(_G, _BIN).rle_id().alias("pair"))
-        pairs = parts.group_by("pair").agg(pl.col(_G).first(), pl.col(_BIN).first(), pl.col(_N).sum(),
-                                           pl.col(_POS).sum()).sort("pair")
-        columns = ("pair", _TOP, _HIGH, _LOW, _N)
-        means = part_means(pairs.height, *(parts.get_column(c).to_list() for c in columns))
-        out = pairs.with_columns(pl.Series("mean_predicted", means, dtype=pl.Float64))
-        out = out.join(groups.select(_G, *group_keys), on=_G).select(
-            *group_keys, pl.col(_BIN).alias("bin"), pl.col(_N).alias("count"), "mean_predicted",
-            ratio(pl.col(_POS), pl.col(_N)).alias("fraction_positive"),
-        )
+        out = bin_means(parts, [_G]).join(groups.select(_G, *group_keys), on=_G)
         return out.select(*keys, "bin", "count", "mean_predicted", "fraction_positive")
 
     return scored.select(*keys, positive, prob).map_batches(on_own_thread(run), schema=out_schema)
