@@ -56,7 +56,10 @@ import polars as pl
 
 from frame_eval._own_thread import on_own_thread
 
-__all__ = ["Mean", "aggregation", "exact_mean", "exact_means", "group_values", "python_mean", "python_total"]
+__all__ = [
+    "Mean", "aggregation", "exact_mean", "exact_means", "group_values", "part_means", "python_mean",
+    "python_total",
+]
 
 _E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
 _GROUP, _COLUMN = "__fe_xs_group", "__fe_xs_column"
@@ -163,6 +166,20 @@ def _mean(total: _Total, weights: _Total | None, rows: int, divisor: int) -> flo
         return _quotient(total.units, weights.units * divisor)
     # an infinity or NaN on either side: IEEE division of the two sums (never by 0 here)
     return total.rounded() / weights.rounded() / divisor
+
+
+def part_means(groups: int, group: Sequence[int], top: Sequence[int], high: Sequence[int], low: Sequence[int],
+               rows: Sequence[int]) -> list[float | None]:
+    """Each of ``groups`` groups' exact mean of its doubles, rounded once, from parts summed elsewhere:
+    part ``i`` holds ``rows[i]`` doubles of group ``group[i]`` whose top 12 bits are ``top[i]`` and the
+    26-bit halves of whose fractions add up to ``high[i]`` and ``low[i]`` (a group's parts may share
+    top bits). Null for a group without rows."""
+    totals = [_Total() for _ in range(groups)]
+    counts = [0] * groups
+    for g, t, h, lo, n in zip(group, top, high, low, rows, strict=True):
+        totals[g].add_part(t, h, lo, n)
+        counts[g] += n
+    return [_mean(total, None, n, 1) for total, n in zip(totals, counts, strict=True)]
 
 
 def _column_parts(

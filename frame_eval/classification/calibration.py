@@ -30,8 +30,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from frame_eval._exact_sum import Mean, aggregation, exact_means, group_values, python_mean
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable, ratio
+from frame_eval._exact_sum import aggregation, group_values, python_mean
+from frame_eval.classification import quantile_bins as qb
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable
 from frame_eval.classification.quantile_bins import quantile_bins
 from frame_eval.registry import Doc, MeasureSpec, Param, measure, register
 
@@ -202,12 +203,42 @@ def expected_calibration_error(
     return ECE.build(columns, None, **m.kwargs).alias(m.name)
 
 
-def _row_bins(p: pl.Expr, inner: list[pl.Expr]) -> pl.Expr:
-    """A probability's bin, row by row: how many of the inner edges lie strictly below it (what
-    ``np.searchsorted(inner, p, side="left")`` gives for sorted edges)."""
+def _row_bins(p: pl.Expr, inner: list[float]) -> pl.Expr:
+    """A probability's bin, row by row (UInt64): how many of the inner edges lie strictly below it (what
+    ``np.searchsorted(inner, p, side="left")`` gives for sorted edges); the comparisons added in the
+    narrowest unsigned type that holds their count."""
     if not inner:
-        return pl.lit(0, pl.Int64)
-    return pl.sum_horizontal([(p > edge).cast(pl.Int64) for edge in inner])
+        return pl.lit(0, pl.UInt64)
+    counter = next(t for t, top in ((pl.UInt8, 255), (pl.UInt16, 65535), (pl.UInt32, 2**32 - 1))
+                   if len(inner) <= top)
+    return pl.sum_horizontal((p > pl.lit(edge, pl.Float64)).cast(counter) for edge in inner).cast(pl.UInt64)
+
+
+def _uniform_bins(scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int
+                  ) -> pl.LazyFrame:
+    """``[*keys, bin, count, mean_predicted, fraction_positive]``, uniform bins: one group-by of the
+    rows by (keys, bin * 4096 + top 12 bits of the probability) counts the rows and positives and adds
+    the two 26-bit halves of the fractions (the parts of an exact sum, :mod:`frame_eval._exact_sum`);
+    each bin's parts then give its exact mean (:func:`~frame_eval.classification.quantile_bins.bin_means`)."""
+    p, u64 = pl.col(prob).cast(pl.Float64), pl.UInt64
+    bits = p.reinterpret(dtype=u64)
+    half = pl.lit((1 << 26) - 1, u64)
+    place = _row_bins(p, _levels(n_bins)[1:-1]) * pl.lit(4096, u64) + bits // pl.lit(1 << 52, u64)
+    parts = scored.group_by(*keys, place.alias(qb.PLACE)).agg(
+        pl.len().cast(pl.Int64).alias(qb.N), pl.col(positive).sum().cast(pl.Int64).alias(qb.POS),
+        ((bits // pl.lit(1 << 26, u64)) & half).sum().alias(qb.HIGH), (bits & half).sum().alias(qb.LOW),
+    )
+    schema = {**scored.select(keys).collect_schema(), "bin": pl.Int64, "count": pl.Int64,
+              "mean_predicted": pl.Float64, "fraction_positive": pl.Float64}
+
+    def means(frame: pl.DataFrame) -> pl.DataFrame:
+        frame = frame.with_columns(
+            (pl.col(qb.PLACE) // 4096).cast(pl.Int64).alias(qb.BIN),
+            (pl.col(qb.PLACE) % 4096).cast(pl.Int64).alias(qb.TOP),
+        )
+        return qb.bin_means(frame, keys)
+
+    return parts.map_batches(means, schema=schema)
 
 
 def calibration_bins(
@@ -225,12 +256,6 @@ def calibration_bins(
     (:func:`~frame_eval.classification.quantile_bins.quantile_bins`), then the
     same counts and exact means.
     """
-    p, label = pl.col(prob), pl.col(positive)
     if strategy == "quantile" and n_bins > 1:
         return quantile_bins(scored, keys, positive, prob, _levels(n_bins)[1:-1]).sort([*keys, "bin"])
-    edges = [pl.lit(edge, pl.Float64) for edge in _levels(n_bins)[1:-1]]
-    binned = scored.with_columns(_row_bins(p, edges).alias("bin"))
-    means = {"mean_predicted": Mean(p)}
-    per_bin = exact_means(binned, [*keys, "bin"], means, count="count", sums={"_k": label})
-    fraction = ratio(pl.col("_k"), pl.col("count")).alias("fraction_positive")
-    return per_bin.select(*keys, "bin", "count", "mean_predicted", fraction).sort([*keys, "bin"])
+    return _uniform_bins(scored, keys, positive, prob, n_bins)

@@ -121,6 +121,13 @@ def _clipped(p: pl.Expr) -> pl.Expr:
     return p.clip(EPS, 1.0 - EPS)
 
 
+def binary_log_terms(label: pl.Expr, p: pl.Expr) -> pl.Expr:
+    """Row-wise binary log-loss terms: ``-log(clip(p))`` for a positive row, ``-log(clip(1 - p))`` for
+    the others (null labels too). The row's argument is chosen before the one clip and log (the same
+    bits as taking both logs and choosing one; a quarter of the time)."""
+    return -_clipped(pl.when(label).then(p).otherwise(1.0 - p)).log()
+
+
 def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
     if "class" in columns:  # long: the rows of each sample's own class
         hit, p, w, _ = _long_rows(columns)
@@ -129,8 +136,7 @@ def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
         keep, terms, _, w, _ = class_terms(columns)
         return mean_of(terms.filter(keep), None if w is None else w.filter(keep))
     label, p, w, actual, positive = _rows(columns)
-    terms = pl.when(label).then(-_clipped(p).log()).otherwise(-_clipped(1.0 - p).log())
-    return checked(mean_of(terms, w), [actual], positive)
+    return checked(mean_of(binary_log_terms(label, p), w), [actual], positive)
 
 
 def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:

@@ -1,0 +1,127 @@
+"""Issue 13's binary probability calls alone (log-loss, Brier, calibration, ECE) on 10M predictions.
+
+    PYTHONPATH=. python benchmarks/probability_calls.py [--data benchmarks/data/10M] [--repeat 7] [--only ...]
+    PYTHONPATH=. python benchmarks/probability_calls.py --against <checkout of another revision> [--rounds 3]
+
+The first form times, in this process, each call on all 100 models of the predictions Parquet file
+(read once, before timing; the weights ``w`` are ``added_parts.py``'s): best and median wall and CPU
+seconds of ``--repeat`` calls. The second form runs the first in fresh processes, taking turns
+between the other checkout and this one (``--rounds`` each), and prints, per call, each side's
+median over the rounds of the best wall and CPU seconds, and whether both gave the same values
+(``DataFrame.equals``: the same bits). ``added_parts.py --only probabilities calibration`` times
+the same calls beside scikit-learn and checks their values against it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CALLS: dict[str, tuple[str, dict[str, object]]] = {
+    "log_loss": ("probabilities", {"metrics": ["log_loss"]}),
+    "log_loss_w": ("probabilities", {"metrics": ["log_loss"], "weight": "w"}),
+    "brier": ("probabilities", {"metrics": ["brier"]}),
+    "brier_w": ("probabilities", {"metrics": ["brier"], "weight": "w"}),
+    "calibration_uniform": ("calibration", {"n_bins": 10, "strategy": "uniform"}),
+    "calibration_quantile": ("calibration", {"n_bins": 10, "strategy": "quantile"}),
+    "ece_uniform": ("probabilities", {"metrics": ["ECE(n_bins=10, strategy=uniform)"]}),
+    "ece_quantile": ("probabilities", {"metrics": ["ECE(n_bins=10, strategy=quantile)"]}),
+}
+
+
+def timed(call: Callable[[], object], repeat: int) -> tuple[float, float, float, float]:
+    """(best wall, median wall, best CPU, median CPU) seconds of ``repeat`` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        call()
+        walls.append(time.perf_counter() - began)
+        cpus.append(time.process_time() - began_cpu)
+    return min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)
+
+
+def in_process(data: Path, repeat: int, only: list[str], save: Path | None) -> None:
+    import frame_eval
+
+    preds = pl.read_parquet(data / "predictions.parquet")
+    preds = preds.with_columns((((pl.col("prob") * 1000.0).floor() % 4.0) * 0.25).alias("w"))
+    print(f"frame_eval from {Path(frame_eval.__file__).parent}", flush=True)
+    times = {}
+    for name in only:
+        method, options = CALLS[name]
+
+        def call(method: str = method, options: dict[str, object] = options) -> pl.DataFrame:
+            return getattr(preds.ireval, method)("label", "prob", by="model", **options)
+
+        result = call()  # (first call: imports and caches outside the clock)
+        if save is not None:
+            result.write_parquet(save / f"{name}.parquet")
+        times[name] = timed(call, repeat)
+        best, median, best_cpu, median_cpu = times[name]
+        print(f"{name:22s} wall best {best:.3f} median {median:.3f} s, "
+              f"CPU best {best_cpu:.3f} median {median_cpu:.3f} s", flush=True)
+    print("TIMES " + json.dumps(times))
+
+
+def in_turns(data: Path, repeat: int, only: list[str], against: Path, rounds: int) -> None:
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {"old": {}, "new": {}}
+    with tempfile.TemporaryDirectory() as scratch:
+        saved = {side: Path(scratch) / side for side in runs}
+        for _ in range(rounds):
+            for side, checkout in (("old", against), ("new", ROOT)):
+                saved[side].mkdir(exist_ok=True)
+                env = {**os.environ, "PYTHONPATH": str(checkout)}
+                done = subprocess.run(
+                    [sys.executable, __file__, "--data", str(data), "--repeat", str(repeat),
+                     "--only", *only, "--save", str(saved[side])],
+                    env=env, cwd=checkout, capture_output=True, text=True, check=True,
+                )
+                times = json.loads(done.stdout.splitlines()[-1].removeprefix("TIMES "))
+                for name, (best, _, best_cpu, _) in times.items():
+                    runs[side].setdefault(name, []).append((best, best_cpu))
+                print(f"{side} ({checkout}): " + ", ".join(
+                    f"{name} {best:.3f}/{cpu:.3f}" for name, (best, _, cpu, _) in times.items()
+                ) + " (best wall/CPU s)", flush=True)
+        print(f"median of the rounds' best of {repeat}, wall / CPU seconds, old -> new:")
+        for name in only:
+            (ow, oc), (nw, nc) = (
+                (statistics.median(w for w, _ in found), statistics.median(c for _, c in found))
+                for found in (runs["old"][name], runs["new"][name])
+            )
+            same = pl.read_parquet(saved["old"] / f"{name}.parquet").equals(
+                pl.read_parquet(saved["new"] / f"{name}.parquet"))
+            print(f"  {name:22s} {ow:.3f} / {oc:.3f} -> {nw:.3f} / {nc:.3f}"
+                  f"  ({'same values' if same else 'VALUES DIFFER'})", flush=True)
+    print("load average (1, 5, 15 min):", " ".join(f"{v:.2f}" for v in os.getloadavg()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--only", nargs="+", choices=list(CALLS), default=list(CALLS))
+    parser.add_argument("--against", type=Path, help="another checkout, run in turns with this one")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--save", type=Path, help=argparse.SUPPRESS)  # (in turns: each call's values)
+    args = parser.parse_args()
+    data = args.data.resolve()
+    if args.against is not None:
+        in_turns(data, args.repeat, args.only, args.against.resolve(), args.rounds)
+    else:
+        in_process(data, args.repeat, args.only, args.save)
+
+
+if __name__ == "__main__":
+    main()
