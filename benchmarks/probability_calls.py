@@ -10,6 +10,12 @@ between the other checkout and this one (``--rounds`` each), and prints, per cal
 median over the rounds of the best wall and CPU seconds, and whether both gave the same values
 (``DataFrame.equals``: the same bits). ``added_parts.py --only probabilities calibration`` times
 the same calls beside scikit-learn and checks their values against it.
+
+``--floors`` times, in this process, plain steps over the same rows that the calls cannot go below:
+a group-by of two sums per model (one read of the rows), the log-loss terms alone (one clip and log
+a row), the group-by of the exact sums' parts per (model, top 12 bits) of those terms, the uniform
+bins alone (nine comparisons a row) and the quantile bins' bucket counts (one group-by of (model,
+bucket) with the four sums).
 """
 
 from __future__ import annotations
@@ -75,6 +81,31 @@ def in_process(data: Path, repeat: int, only: list[str], save: Path | None) -> N
     print("TIMES " + json.dumps(times))
 
 
+def floors(data: Path, repeat: int) -> None:
+    from frame_eval._exact_sum import _E, _HIGH, _LOW, _parts
+    from frame_eval.classification import quantile_bins as qb
+    from frame_eval.classification.calibration import _levels, _row_bins
+    from frame_eval.classification.probabilistic import binary_log_terms
+
+    preds = pl.read_parquet(data / "predictions.parquet").lazy()
+    p, y = pl.col("prob"), pl.col("label")
+    terms = binary_log_terms(y, p)
+    bits = p.reinterpret(dtype=pl.UInt64)
+    steps: dict[str, Callable[[], object]] = {
+        "group_by(model): sum of prob, sum of label": lambda: preds.group_by("model").agg(p.sum(), y.sum()),
+        "log-loss terms alone": lambda: preds.select(terms),
+        "log-loss terms' parts by (model, top 12 bits)": lambda: preds.select("model", *_parts(terms))
+        .group_by("model", _E).agg(pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len()),
+        "uniform bins alone (10 bins)": lambda: preds.select(_row_bins(p, _levels(10)[1:-1])),
+        "quantile bins' bucket counts": lambda: preds.select("model", y.alias(qb._Y), bits.alias(qb._BITS))
+        .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(*qb._sums(pl.col(qb._BITS))),
+    }
+    for label, step in steps.items():
+        best, median, best_cpu, median_cpu = timed(lambda step=step: step().collect(), repeat)
+        print(f"{label:46s} wall best {best:.3f} median {median:.3f} s, "
+              f"CPU best {best_cpu:.3f} median {median_cpu:.3f} s", flush=True)
+
+
 def in_turns(data: Path, repeat: int, only: list[str], against: Path, rounds: int) -> None:
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {"old": {}, "new": {}}
     with tempfile.TemporaryDirectory() as scratch:
@@ -114,10 +145,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=list(CALLS), default=list(CALLS))
     parser.add_argument("--against", type=Path, help="another checkout, run in turns with this one")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--floors", action="store_true", help="time the plain steps below the calls")
     parser.add_argument("--save", type=Path, help=argparse.SUPPRESS)  # (in turns: each call's values)
     args = parser.parse_args()
     data = args.data.resolve()
-    if args.against is not None:
+    if args.floors:
+        floors(data, args.repeat)
+    elif args.against is not None:
         in_turns(data, args.repeat, args.only, args.against.resolve(), args.rounds)
     else:
         in_process(data, args.repeat, args.only, args.save)
