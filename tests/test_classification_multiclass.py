@@ -137,10 +137,16 @@ def test_top_k_ties_follow_scikit_learn() -> None:
         assert got == skm.top_k_accuracy_score(df["y"].to_numpy(), scores, k=k, labels=list(cols))
 
 
+@pytest.mark.parametrize("nodes", [2000, 50])
 @pytest.mark.parametrize("n_classes", [5, 10])
-def test_top_k_at_every_k_equals_scikit_learn(n_classes: int) -> None:
-    """Every k from 1 past the classes: the bitmap subsets (both ways round) and, at 10 classes where
-    some k have too many subsets, the integer count; coarse scores, so ties are common."""
+def test_top_k_at_every_k_equals_scikit_learn(
+    n_classes: int, nodes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every k from 1 past the classes, from the comparisons' bitmaps and (with at most 50 operations
+    allowed, at 10 classes) from their integer count for some k; coarse scores, so ties are common."""
+    from frame_eval.classification import multiclass
+
+    monkeypatch.setattr(multiclass, "_NODES", nodes)
     rng = np.random.default_rng(n_classes)
     classes = list(range(n_classes))
     raw = np.round(rng.random((600, n_classes)) * 3) + 1
