@@ -15,7 +15,9 @@ a plain polars sort of rows x classes 128-bit keys, and one sort per class of th
 alike),
 the log-loss terms with polars' own per-model mean (no sorted, deterministic order, no checks):
 reading the rows once, and the group-by of (model, actual, predicted) that kappa, the confusion
-matrix and the report count their cells with (``--floors``: these alone). Needs the ``[bench]`` extra.
+matrix and the report count their cells with (``--floors``: these alone). ``--steps``: what multi-class
+Brier and top-k cost step by step (data checks, row terms or hits, their group-by). Needs the ``[bench]``
+extra.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-sklearn", action="store_true", help="time frame_eval alone (no check)")
     parser.add_argument("--floors", action="store_true", help="time the floors alone")
+    parser.add_argument("--steps", action="store_true", help="time the steps of Brier and top-k alone")
     args = parser.parse_args()
     preds = pl.read_parquet(args.data / "multiclass.parquet")
     prob_columns = sorted(c for c in preds.columns if c.startswith("p") and c[1:].isdigit())
@@ -160,6 +163,9 @@ def main() -> None:
         lambda theirs: np.concatenate([m.ravel() for m in theirs]),
     )
 
+    if args.steps:
+        _steps(preds, mapping, args.repeat)
+        return
     names = [] if args.floors else list(cases) if args.only is None else args.only
     print(f"{preds.height:,} rows, {len(models)} models, {len(classes)} classes; frame_eval median of "
           f"{args.repeat}, scikit-learn one pass over the models (wall / CPU seconds)", flush=True)
@@ -207,6 +213,41 @@ def main() -> None:
     cells = preds.lazy().group_by("model", "actual", "predicted").len()
     wall, cpu, _ = median_times(cells.collect, args.repeat)
     print(f"group_by(model, actual, predicted).len(): {wall:.3f} / {cpu:.3f}", flush=True)
+
+
+def _steps(preds: pl.DataFrame, mapping: dict[int, str], repeat: int) -> None:
+    """What multi-class Brier and top-k (k = 2) cost, step by step (each plan collected on its own, as
+    the library collects it): the data checks, the row terms (hits), the group-by that sums them."""
+    from frame_eval import _checks
+    from frame_eval._exact_sum import Mean, exact_means
+    from frame_eval.classification.frame_multiclass import multiclass_scores
+    from frame_eval.classification.multiclass import top_k_hits
+    from frame_eval.classification.probabilistic import class_terms
+    from frame_eval.classification.probabilities import probabilities
+
+    rows = preds.lazy()
+    _, _, brier_terms, _, _ = class_terms({"actual": "actual", "probs": mapping})
+    hits = top_k_hits("actual", sorted(mapping.items()), 2, checked=True)
+    with _checks.deferred(rows=preds.height) as brier_call:
+        brier = probabilities(rows, "actual", mapping, ["model"], metrics=["brier"])
+    with _checks.deferred(rows=preds.height) as top_call:
+        top = multiclass_scores(rows, "actual", mapping, ["model"], metrics=["top_k_accuracy(k=2)"])
+    steps = {
+        "Brier: data checks (19 counts)": _checks.Counted.of(brier_call.checks).row.collect,
+        "Brier: result without checks": brier.collect,
+        "Brier: row terms alone": rows.select("model", brier_terms).collect,
+        "Brier: exact means of the terms (exact_means)": exact_means(
+            rows, ["model"], {"b": Mean(brier_terms)}).collect,
+        "Brier: terms, polars' group_by(model).sum": rows.group_by("model").agg(brier_terms.sum()).collect,
+        "top-k: data checks (13 counts)": _checks.Counted.of(top_call.checks).row.collect,
+        "top-k: result without checks": top.collect,
+        "top-k: row hits alone": rows.select(hits).collect,
+        "group_by(model).len()": rows.group_by("model").len().collect,
+    }
+    print("steps (median of repeats, wall / CPU seconds):")
+    for name, step in steps.items():
+        wall, cpu, _ = median_times(step, repeat)
+        print(f"{name}: {wall:.3f} / {cpu:.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -137,6 +137,36 @@ def test_top_k_ties_follow_scikit_learn() -> None:
         assert got == skm.top_k_accuracy_score(df["y"].to_numpy(), scores, k=k, labels=list(cols))
 
 
+@pytest.mark.parametrize("nodes", [2000, 50])
+@pytest.mark.parametrize("n_classes", [5, 10])
+def test_top_k_at_every_k_equals_scikit_learn(
+    n_classes: int, nodes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every k from 1 past the classes, from the comparisons' bitmaps and (with at most 50 operations
+    allowed, at 10 classes) from their integer count for some k; coarse scores, so ties are common."""
+    from frame_eval.classification import multiclass
+
+    monkeypatch.setattr(multiclass, "_NODES", nodes)
+    rng = np.random.default_rng(n_classes)
+    classes = list(range(n_classes))
+    raw = np.round(rng.random((600, n_classes)) * 3) + 1
+    prob = raw / raw.sum(axis=1, keepdims=True)
+    y = rng.integers(0, n_classes, 600)
+    df = pl.DataFrame({"y": y, "g": np.arange(600) % 2} | {f"p{c}": prob[:, c] for c in classes})
+    cols = {c: f"p{c}" for c in classes}
+    ks = range(1, n_classes + 2)
+    got = df.ireval.scores("y", cols, by="g", average="macro", shape="wide",
+                           metrics=[f"top_k_accuracy(k={k})" for k in ks])
+    exprs = df.group_by("g").agg(C.top_k_accuracy("y", cols, k=k).alias(str(k)) for k in ks).sort("g")
+    for g in (0, 1):
+        part = df.filter(pl.col("g") == g)
+        scores = part.select(cols.values()).to_numpy()
+        for k in ks:
+            want = skm.top_k_accuracy_score(part["y"].to_numpy(), scores, k=k, labels=classes)
+            assert got.filter(pl.col("g") == g)[f"top_k_accuracy(k={k})"].item() == want, (g, k)
+            assert exprs.filter(pl.col("g") == g)[str(k)].item() == want, (g, k)
+
+
 def test_bad_multiclass_input() -> None:
     df, cols = probabilities(0, n=40, k=3)
     off = df.with_columns(pl.col("p_ant") * pl.when(pl.int_range(pl.len()) == 5).then(1.5).otherwise(1.0))

@@ -44,6 +44,7 @@ grows with the classes (seconds for 8 classes, minutes one-vs-one).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -158,33 +159,93 @@ def _build_average_precision_multiclass(columns: Any, cutoff: float | None, *, a
     return _area_expr(columns, "average_precision", "ovr", average)
 
 
-def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int) -> pl.Expr:
+def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bool = False) -> pl.Expr:
     """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?
 
     Class ``i`` is ahead of the row's class ``c`` when it scores higher or, later in sorted order, the
     same: written out per class (``>`` before ``c``, ``>=`` after), so polars compares columns directly
-    (half the time of picking each row's own score first). A label that is no class (or null) counts as
-    a hit, as it always has here; the frame method refuses such labels and the expressions skip nulls.
+    (half the time of picking each row's own score first). Fewer than ``k`` classes ahead is tested on
+    the comparisons' bitmaps (:func:`fewer_than`), not by adding them up as integers. A label that is no
+    class (or null) counts as a hit, as it always has here; the frame method refuses such labels and the
+    expressions skip nulls. ``checked``: the frame has no such label and no null score (a frame method's
+    checks refuse them), so neither is looked for.
     """
     scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
     hits = []
     for c, (label, _) in enumerate(pairs):
-        ahead = pl.sum_horizontal(
-            (scores[i] > scores[c]) if i < c else (scores[i] >= scores[c])
-            for i in range(len(pairs)) if i != c
-        )
-        hits.append((pl.col(actual) == label) & (ahead < k))
+        ahead = [(scores[i] > scores[c]) if i < c else (scores[i] >= scores[c])
+                 for i in range(len(pairs)) if i != c]
+        ahead = ahead if checked else [a.fill_null(False) for a in ahead]
+        hits.append((pl.col(actual) == label) & fewer_than(ahead, k))
+    if checked:
+        return pl.any_horizontal(hits)
     known = pl.col(actual).is_in([label for label, _ in pairs])
     return pl.when(known).then(pl.any_horizontal(hits)).otherwise(True)
 
 
+_NODES: Final = 2000  # above this many operations, fewer_than adds the conditions up instead
+
+
+def fewer_than(conditions: list[pl.Expr], k: int) -> pl.Expr:
+    """Per row: do fewer than ``k`` of the Boolean ``conditions`` (no nulls) hold?
+
+    "At least j of them hold" for j up to ``k``, halving the conditions: at least j of both halves
+    together when at least j of one half hold, or i of the first and j - i of the second. A few ``&``
+    and ``|`` of bitmaps (a row a bit; 15 for at least 2 of 4): cheaper than casting each condition to
+    integers and adding them (top-k at 10M rows x 5 classes). The integer sum when that would take more
+    than :data:`_NODES` operations (many classes, k near half of them)."""
+    if k > len(conditions):
+        return pl.lit(True)
+    if _at_least_size(len(conditions), k)[k - 1] > _NODES:  # type: ignore[operator]
+        return pl.sum_horizontal(conditions) < k
+    return ~_at_least(conditions, k)[k - 1]  # type: ignore[operator]
+
+
+def _at_least(conditions: list[pl.Expr], k: int) -> list[pl.Expr | None]:
+    """``[at least 1 holds, ..., at least k hold]`` of the conditions (``None``: never, too few)."""
+    if len(conditions) == 1:
+        return [conditions[0], *[None] * (k - 1)]
+    half = len(conditions) // 2
+    first, second = _at_least(conditions[:half], k), _at_least(conditions[half:], k)
+    out: list[pl.Expr | None] = []
+    for j in range(1, k + 1):
+        ways = [e for e in (first[j - 1], second[j - 1]) if e is not None]
+        ways += [x & y for x, y in zip(first[: j - 1], second[j - 2:: -1] if j > 1 else [], strict=True)
+                 if x is not None and y is not None]
+        out.append(functools.reduce(operator.or_, ways) if ways else None)
+    return out
+
+
+@functools.cache
+def _at_least_size(m: int, k: int) -> tuple[int | None, ...]:
+    """The operations and leaves of :func:`_at_least`'s expressions over ``m`` conditions, as built."""
+    if m == 1:
+        return (1, *[None] * (k - 1))
+    first, second = _at_least_size(m // 2, k), _at_least_size(m - m // 2, k)
+    out: list[int | None] = []
+    for j in range(1, k + 1):
+        ways = [n for n in (first[j - 1], second[j - 1]) if n is not None]
+        ways += [x + y + 1 for x, y in zip(first[: j - 1], second[j - 2:: -1] if j > 1 else [], strict=True)
+                 if x is not None and y is not None]
+        out.append(sum(ways) + len(ways) - 1 if ways else None)
+    return tuple(out)
+
+
+def top_k_share(hit: pl.Expr, actual: str | None, weight: str | None) -> pl.Expr:
+    """Aggregation: the share of a group's rows with a label in ``actual`` (every row when ``None``: a
+    frame method that refuses null labels) where ``hit`` holds, or of their weights."""
+    w = None if weight is None else pl.col(weight).cast(pl.Float64)
+    if actual is not None:
+        hit = hit.filter(pl.col(actual).is_not_null())
+        w = None if w is None else w.filter(pl.col(actual).is_not_null())
+    if w is None:
+        return ratio(hit.sum().cast(pl.Int64), hit.len().cast(pl.Int64))
+    return weighted(ratio(weight_total(w.filter(hit)), weight_total(w)), weight)
+
+
 def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.Expr:
     actual, pairs, weight = _inputs(columns)
-    hit = top_k_hits(actual, pairs, k).filter(pl.col(actual).is_not_null())
-    if weight is None:
-        return ratio(hit.sum().cast(pl.Int64), hit.len().cast(pl.Int64))
-    w = pl.col(weight).cast(pl.Float64).filter(pl.col(actual).is_not_null())
-    return weighted(ratio(weight_total(w.filter(hit)), weight_total(w)), weight)
+    return top_k_share(top_k_hits(actual, pairs, k), actual, weight)
 
 
 def _spec(

@@ -179,14 +179,15 @@ def probabilities(
 def _class_means(frame: pl.LazyFrame, by: list[str], chosen: Mapping[str, Any], columns: Any) -> pl.LazyFrame:
     """``[*by, *chosen]``: multi-class log-loss and Brier score, as their builders give them (the same
     terms and weights, the same exact sums rounded once), every group's from frame-wide steps
-    (:func:`~frame_eval._exact_sum.exact_means`)."""
-    keep, log_terms, brier_terms, w, k = class_terms(columns)
+    (:func:`~frame_eval._exact_sum.exact_means`). Every row counts: the rows the builders leave out (a
+    null label, weight or probability, a NaN probability) make the checks refuse the frame."""
+    _, log_terms, brier_terms, w, k = class_terms(columns)
     means = {}
     for key, m in chosen.items():
         terms = log_terms if m.spec is LOG_LOSS else brier_terms
         halved = m.spec is BRIER and k < 3  # scikit-learn's scale_by_half="auto"
         means[key] = Mean(terms if w is None else terms * w, w, 2 if halved else 1)
-    wide = exact_means(frame.filter(keep), by, means)
+    wide = exact_means(frame, by, means)
     return wide.sort(by) if by else wide
 
 
