@@ -2,6 +2,7 @@
 
     python benchmarks/threshold_call.py [--data benchmarks/data/10M] [--repeat 7]
     python benchmarks/threshold_call.py --against <checkout of another revision> [--rounds 3]
+    python benchmarks/threshold_call.py --bucketed [--repeat 7]
 
 The first form times, in this process, on the predictions Parquet file (read once, before
 timing): the call (best and median wall and CPU seconds of ``--repeat``), then its parts on the
@@ -10,10 +11,12 @@ selection (``bounded_rows.most_sensitive_within_bound``) outside a plan; with ``
 ideas measured and dropped: the call with 32 and 128 score buckets instead of 64, and the counts
 grouped by one 64-bit key (the model's hash, the bucket in its low bits) alone and with each key's
 lowest and highest model name (what telling colliding models apart would take), against the
-group-by of (model, bucket) the counts use. The second form runs the call alone in fresh
-processes, taking turns between the other checkout and this one (``--rounds`` each), and prints
-each run's best wall and CPU seconds and the medians of those: old and new code judged side by
-side while the machine's load drifts.
+group-by of (model, bucket) the counts use; with ``--bucketed``, the other forms of ``added_parts.py``
+(``weights=``, ``costs=``, ``min_recall=``, ``max_fpr=``) instead, each call with the rows of its kept
+buckets and of its kept parts (those sorted; ``bucketed_best.best_in_buckets``). The second form
+runs the call alone in fresh processes, taking turns between the other checkout and this one
+(``--rounds`` each), and prints each run's best wall and CPU seconds and the medians of those: old
+and new code judged side by side while the machine's load drifts.
 """
 
 from __future__ import annotations
@@ -107,6 +110,55 @@ def _ideas(call: Callable[[], object], rows: pl.DataFrame, repeat: int, positive
         )), flush=True)
 
 
+FORMS = {  # the other forms of added_parts.py's best_threshold group
+    "weights=(1, 2)": {"weights": (1, 2)}, "costs=(1, 5)": {"costs": (1, 5)},
+    "specificity, min_recall=0.9": {"criterion": "specificity", "min_recall": 0.9},
+    "f1, max_fpr=0.1": {"criterion": "f1", "max_fpr": 0.1},
+}
+
+
+def bucketed(data: Path, repeat: int) -> None:
+    """The other forms (``bucketed_best.best_in_buckets``): each call, and how many rows its kept buckets
+    and kept parts hold (the rows then sorted), beside the bucket counts every form starts with."""
+    import frame_eval
+    from frame_eval.classification import bounded_rows, bucketed_best
+    from frame_eval.classification.frame_checks import _POSITIVE, _SCORE
+
+    preds = pl.read_parquet(data / "predictions.parquet")
+    rows = preds.select(
+        "model", pl.col("label").alias(_POSITIVE), pl.col("prob").cast(pl.Float64).alias(_SCORE)
+    )
+    print(f"frame_eval from {Path(frame_eval.__file__).parent}", flush=True)
+    print(_line("the bucket counts alone", timed(
+        lambda: bounded_rows._bucket_counts(rows, ["model"], _POSITIVE, _SCORE), repeat
+    )), flush=True)
+    seen: dict[str, int] = {}
+    real_rows, real_points = bucketed_best._rows_of_kept_buckets, bucketed_best._best_points
+
+    def rows_of(*args: object) -> pl.DataFrame:
+        found = real_rows(*args)  # type: ignore[arg-type]
+        seen["kept"] = found.height
+        return found
+
+    def points(found: pl.Series, *args: object) -> pl.DataFrame:
+        seen["sorted"] = found.len()
+        return real_points(found, *args)  # type: ignore[arg-type]
+
+    for label, options in FORMS.items():
+        def call(options: dict[str, object] = options) -> object:
+            return preds.ireval.best_threshold("label", "prob", by="model", **options)
+
+        call()
+        print(_line(f"best_threshold({label})", timed(call, repeat)), flush=True)
+        bucketed_best._rows_of_kept_buckets, bucketed_best._best_points = rows_of, points  # type: ignore[assignment]
+        try:
+            call()
+        finally:
+            bucketed_best._rows_of_kept_buckets, bucketed_best._best_points = real_rows, real_points
+        print(f"  rows of the kept buckets {seen['kept']:,}, of the kept parts (sorted) {seen['sorted']:,}",
+              flush=True)
+
+
 def in_turns(data: Path, repeat: int, against: Path, rounds: int) -> None:
     runs: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
     for _ in range(rounds):
@@ -134,9 +186,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-parts", action="store_true", help="time the call only")
     parser.add_argument("--ideas", action="store_true", help="also time the ideas measured and dropped")
+    parser.add_argument("--bucketed", action="store_true",
+                        help="time the other forms instead, with the rows they keep and sort")
     args = parser.parse_args()
     data = args.data.resolve()
-    if args.against is not None:
+    if args.bucketed:
+        bucketed(data, args.repeat)
+    elif args.against is not None:
         in_turns(data, args.repeat, args.against.resolve(), args.rounds)
     else:
         in_process(data, args.repeat, not args.no_parts, args.ideas)

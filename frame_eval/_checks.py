@@ -131,14 +131,16 @@ def first_rows(source: pl.LazyFrame, bad: pl.Expr, value: str | None = None) -> 
 
 def value_problem(
     frame: pl.LazyFrame, bad: pl.Expr, describe: str, fix: str, *, value: str | None = None,
-    counted: pl.LazyFrame | None = None,
+    counted: pl.LazyFrame | None = None, fires: pl.Expr | None = None,
 ) -> Problem:
     """Rows of ``frame`` where ``bad`` holds: ``"<n> <describe> (first at row <i>, counting
     from 0[: <value>]); <fix>"``. The count is computed lazily with the result (from
     ``counted``, a frame with the same rows and columns that the plan reads anyway, when
-    given); the first row only when the check fires."""
+    given); the first row only when the check fires. ``fires``, an aggregation that is true
+    whenever a row is ``bad`` (it may also be true when none is), replaces the count of the
+    ``bad`` rows when it is cheaper; the message's count is then found when it fires."""
     source = frame if counted is None else counted
-    count = bad.sum().cast(pl.UInt64)
+    count = bad.sum().cast(pl.UInt64) if fires is None else fires.cast(pl.UInt64)
     tally = source.select(count=count)
 
     def explain(count: int) -> str:

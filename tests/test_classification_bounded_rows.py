@@ -3,8 +3,10 @@ every row: the same frames as the curve of every point.
 
 Under such a bound, ``criterion="recall"`` is answered by selection
 (:func:`frame_eval.classification.bounded_rows.most_sensitive_within_bound`) and every other criterion
-from the rows that can qualify (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`).
-Both must give, bit for bit, the frame of the path that reads every point (the bounds switched off in
+from the rows that can qualify (:func:`~frame_eval.classification.bounded_rows.rows_within_bound`);
+from 100,000 rows, every criterion but that one from the rows of the parts of score buckets that can
+hold the best point (:func:`~frame_eval.classification.bucketed_best.best_in_buckets`). All must
+give, bit for bit, the frame of the path that reads every point (the bounds switched off in
 ``frame_thresholds``), on tied, negative, zero (both signs) and infinite scores, groups with no
 positives, no negatives or one row, bounds never and always met, one, two and no keys, shuffled
 rows, both engines and 1, 2 and 8 threads, and score ranges too narrow (subnormal) or too wide for steps;
@@ -27,7 +29,7 @@ import polars as pl
 import pytest
 
 import frame_eval  # noqa: F401  (registers .ireval)
-from frame_eval.classification import bounded_rows, frame_thresholds
+from frame_eval.classification import bounded_rows, bucketed_best, frame_thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -128,23 +130,55 @@ def test_bucketed_path_gives_the_frame_of_every_point(
 
 
 def test_the_bucketed_path_leaves_rows_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The test above compares what rows_that_can_be_best keeps (a test that cannot fail otherwise): it
-    runs, and keeps a part of the rows."""
-    kept: list[tuple[int, int]] = []
-    real = bounded_rows.rows_that_can_be_best
+    """The test above compares what best_in_buckets sorts (a test that cannot fail otherwise): it runs,
+    and sorts a part of the rows (the parts kept, a smaller part than the buckets kept)."""
+    sorted_rows: list[tuple[int, int, int]] = []
+    real_rows, real_points = bucketed_best._rows_of_kept_buckets, bucketed_best._best_points
+    seen: dict[str, int] = {}
 
-    def counted(rows: pl.DataFrame, *args: Any) -> Any:
-        found = real(rows, *args)
-        kept.append((found[0].height, rows.height))
+    def rows_of(rows: pl.DataFrame, *args: Any) -> Any:
+        found = real_rows(rows, *args)
+        seen.update(rows=rows.height, kept=found.height)
         return found
 
-    monkeypatch.setattr(frame_thresholds, "rows_that_can_be_best", counted)
+    def points(found: pl.Series, *args: Any) -> Any:
+        sorted_rows.append((found.len(), seen["kept"], seen["rows"]))
+        return real_points(found, *args)
+
+    monkeypatch.setattr(bucketed_best, "_rows_of_kept_buckets", rows_of)
+    monkeypatch.setattr(bucketed_best, "_best_points", points)
     monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 1000)
-    df = frame(1, n=20_000).filter(pl.col("s").is_finite())
+    df = frame(1, n=40_000).filter(pl.col("s").is_finite())
+    df = df.with_columns(pl.col("s") + pl.int_range(pl.len()) * 1e-9)  # (distinct scores: fine parts)
     for options in ({"weights": (1, 2)}, {"criterion": "specificity", "min_recall": 0.9}, {"max_fpr": 0.1}):
         best(df, ["g"], options)
     best(df.head(500), ["g"], {"costs": (1, 5)})  # fewer rows than the threshold: every point
-    assert len(kept) == 3 and all(0 < k < n / 2 for k, n in kept), kept
+    assert len(sorted_rows) == 3 and all(0 < s < k < n / 2 for s, k, n in sorted_rows), sorted_rows
+
+
+PATHS = ["hash bits", "join", "shared hash"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("options", PRUNED[::3], ids=[str(o) for o in PRUNED[::3]])
+def test_each_way_to_number_the_rows_gives_the_same_frame(
+    path: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row finds its group by bits of its keys' hash (few groups), by a join on the hash (many), or,
+    when two groups share a hash, the rows are matched on their keys (rows_that_can_be_best): the frame
+    of every point each way."""
+    df = frame(3)
+    monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 0)
+    if path == "join":
+        monkeypatch.setattr(bucketed_best, "_slots", lambda hashes: None)
+    elif path == "shared hash":
+        monkeypatch.setattr(bucketed_best, "keys_hash", lambda keys: pl.lit(7, pl.UInt64))
+    cases = [(df, ["g", "h"]), (df, ["g"]), (df.filter(pl.col("g") == 4), [])]
+    got = [best(rows, by, options) for rows, by in cases]
+    every_point(monkeypatch)
+    want = [best(rows, by, options) for rows, by in cases]
+    for frame_, expected in zip(got, want, strict=True):
+        assert bits(frame_).equals(bits(expected)), (frame_, expected)
 
 
 @pytest.mark.parametrize("options", OPTIONS[:3] + OPTIONS[-4:], ids=str)
@@ -256,6 +290,12 @@ def test_bucket_ranges_read_off_the_scores_are_the_buckets(seed: int) -> None:
         want = with_buckets.filter(pl.col(bounded_rows._B).is_between(first, last))
         assert kept.equals(want), (first, last)
     assert with_buckets.get_column(bounded_rows._B).n_unique() > 40  # the buckets are spread
+    # a bucket's parts (bucketed_best) never fall as the score rises, and stay within the bucket
+    b = pl.col(bounded_rows._B)
+    parts = with_buckets.with_columns(buckets.part(64, b).alias("part")).sort("s")
+    fine = parts.get_column(bounded_rows._B).cast(pl.Int64) * 64 + parts.get_column("part")
+    assert (fine.diff().drop_nulls() >= 0).all() and parts.get_column("part").max() <= 63
+    assert fine.n_unique() > 100  # the parts are spread
 
 
 @pytest.mark.parametrize("scores", [

@@ -37,7 +37,8 @@ point whose counts are those down to its end, exactly. A bucket whose corner
 fails a constraint, or whose corner's criterion is below the best point at a
 bucket's end, holds no best point; the other buckets' rows (usually a few
 buckets per group) are sorted, their counts raised by the rows of the buckets
-left out above them.
+left out above them. :func:`~frame_eval.classification.bucketed_best.best_in_buckets` prunes the kept
+buckets' rows again, by parts of each bucket, before the sort.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ __all__ = ["most_sensitive_within_bound", "rows_that_can_be_best", "rows_within_
 
 BUCKETS: Final = 64
 _B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
+KEPT, TP_END = "__fe_kept", "__fe_tp"
 TP_LEFT, FP_LEFT = "__fe_tp_left", "__fe_fp_left"  # the positives and negatives of the buckets left out above
 _SIGN: Final = 1 << 63
 
@@ -93,6 +95,19 @@ class _Buckets:
         # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
         steps = steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
         return steps.cast(pl.UInt8, strict=False).fill_null(0).alias(_B)
+
+    def part(self, parts: int, bucket: pl.Expr) -> pl.Expr:
+        """Each score's part of its bucket (``bucket``, :meth:`expr`'s), UInt32 from 0 to ``parts - 1``,
+        never falling as the score rises within a bucket: a step ``parts`` times finer, less the
+        bucket's first, clipped."""
+        factor = BUCKETS * parts / (self.high - self.low) if self.low is not None else math.inf
+        if not math.isfinite(factor):
+            return pl.lit(0, dtype=pl.UInt32)
+        assert self.low is not None
+        steps = (pl.col(self.score) - self.low) * factor
+        steps = steps.clip(0.0, float(BUCKETS * parts)) if self.clipped else steps
+        fine = steps.cast(pl.Int64, strict=False).fill_null(0) - bucket.cast(pl.Int64) * parts
+        return fine.clip(0, parts - 1).cast(pl.UInt32)
 
     def _of(self, x: float) -> int:
         """:meth:`expr`'s bucket of a finite score from ``low`` to ``high`` (the same operations)."""
@@ -180,6 +195,27 @@ def rows_within_bound(
     return kept, groups.select(*keys, "_n", "_P")
 
 
+def kept_buckets(
+    counts: pl.DataFrame, keys: list[str], key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]]
+) -> pl.DataFrame:
+    """``counts`` (``[*keys, _B, _n, _P, _ABOVE, _N]``, each group's buckets from the top, as
+    :func:`_bucket_counts` gives them) with ``KEPT``, whether the bucket can hold its group's best point
+    (see the module), and ``TP_END``, the group's positives down to the bucket's end."""
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    tp_end, fp_end = _per_group(n_pos.cum_sum(), keys), pl.col(_ABOVE)
+    # a point of the bucket holds one of its rows at least: with no positive there, a negative
+    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    counts = counts.with_columns(
+        tp_end.alias(TP_END), fewest_fp.alias("__fe_fp_least"), _per_group(n_pos.sum(), keys).alias("_T"),
+    )
+    tp, fp_least, positives, negatives = (pl.col(c) for c in (TP_END, "__fe_fp_least", "_T", _N))
+    reached, reached_ok = key_and_allowed(Points(pl.col(_B), tp, fp_end, positives, negatives))  # the end
+    bound, bound_ok = key_and_allowed(Points(pl.col(_B), tp, fp_least, positives, negatives))  # the corner
+    best_end = _per_group(reached.filter(reached_ok).max(), keys)
+    kept = bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
+    return counts.with_columns(kept.fill_null(False).alias(KEPT)).drop("__fe_fp_least", "_T")
+
+
 def rows_that_can_be_best(
     rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str,
     key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]], point_score: str,
@@ -197,26 +233,15 @@ def rows_that_can_be_best(
     """
     keys = list(keys)
     buckets, counts = _bucket_counts(rows, keys, positive, score)
+    counts = kept_buckets(counts, keys, key_and_allowed)
     n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
-    tp_end, fp_end = _per_group(n_pos.cum_sum(), keys), pl.col(_ABOVE)
-    # a point of the bucket holds one of its rows at least: with no positive there, a negative
-    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
-    counts = counts.with_columns(
-        tp_end.alias("__fe_tp"), fewest_fp.alias("__fe_fp_least"), _per_group(n_pos.sum(), keys).alias("_T"),
-    )
-    tp, fp_least, positives, negatives = (pl.col(c) for c in ("__fe_tp", "__fe_fp_least", "_T", _N))
-    reached, reached_ok = key_and_allowed(Points(pl.col(_B), tp, fp_end, positives, negatives))  # the end
-    bound, bound_ok = key_and_allowed(Points(pl.col(_B), tp, fp_least, positives, negatives))  # the corner
-    best_end = _per_group(reached.filter(reached_ok).max(), keys)
-    kept = bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
-    counts = counts.with_columns(kept.fill_null(False).alias("__fe_kept"))
-    k = pl.col("__fe_kept").cast(pl.Int64)
+    k = pl.col(KEPT).cast(pl.Int64)
 
     def left_above(count: pl.Expr) -> pl.Expr:  # the count in the buckets above that are left out
         return _per_group(count.cum_sum() - count - (count * k).cum_sum() + count * k, keys)
 
     chosen = counts.with_columns(left_above(n_pos).alias(TP_LEFT), left_above(n_neg).alias(FP_LEFT)).filter(
-        "__fe_kept"
+        KEPT
     ).select(*keys, _B, TP_LEFT, FP_LEFT)
     totals = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum())
     first, last = chosen.get_column(_B).min(), chosen.get_column(_B).max()

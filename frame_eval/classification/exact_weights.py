@@ -52,8 +52,9 @@ def exact_sums(weights: pl.Series) -> bool:
     k = bounded_exponent(weights)
     if k is None:
         return False
-    scaled = weights * 2.0**k  # a power of two: exact (the values stay below 2^53)
-    return bool((scaled == scaled.floor()).all())
+    scaled = pl.first() * 2.0**k  # a power of two: exact (the values stay below 2^53)
+    # (one lazy pass over the chunks, in parallel: an eager one made two temporary columns)
+    return bool(weights.to_frame().lazy().select((scaled == scaled.floor()).all()).collect().item())
 
 
 def bounded_exponent(weights: pl.Series) -> int | None:
@@ -69,10 +70,13 @@ def bounded_exponent(weights: pl.Series) -> int | None:
     n = weights.len()
     if n == 0:
         return 0
-    if weights.null_count() or weights.is_nan().any():  # (polars' == takes NaN as equal to NaN)
+    if weights.null_count():
         return None
-    low, top = weights.min(), weights.max()
-    if low is None or not 0.0 <= low <= top < math.inf:  # type: ignore[operator]
+    w = pl.first()  # (one lazy pass for the three)
+    low, top, nan = weights.to_frame().lazy().select(
+        w.min().alias("low"), w.max().alias("top"), w.is_nan().any().alias("nan")
+    ).collect().row(0)
+    if nan or low is None or not 0.0 <= low <= top < math.inf:  # (polars' == takes NaN as equal to NaN)
         return None
     if top == 0:
         return 0

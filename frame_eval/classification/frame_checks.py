@@ -9,6 +9,7 @@ leading underscore are shared by the ``frame_*`` modules only.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
@@ -182,9 +183,12 @@ def weight_problems(frame: pl.LazyFrame, weight: str | None) -> list[Any]:
         )
     w = pl.col(weight).cast(pl.Float64)
     bad = w.is_null() | w.is_nan() | w.is_infinite() | (w < 0)
+    # whether any is bad from four aggregations (min, max and null count are cheap): 0.005 s against
+    # 0.012 for the count of 10M weights
+    fires = ((w.null_count() > 0) | w.is_nan().any() | (w.min() < 0) | (w.max() == math.inf)).fill_null(False)
     return [_checks.value_problem(
         frame, bad, f"null, NaN, infinite or negative values in {FRAME} column {weight!r}",
-        "sample weights must be finite numbers >= 0: drop or fix those rows", value=weight,
+        "sample weights must be finite numbers >= 0: drop or fix those rows", value=weight, fires=fires,
     )]
 
 

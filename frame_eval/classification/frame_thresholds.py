@@ -19,6 +19,7 @@ from frame_eval.classification.bounded_rows import (
     rows_that_can_be_best,
     rows_within_bound,
 )
+from frame_eval.classification.bucketed_best import best_in_buckets
 from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
@@ -156,8 +157,9 @@ def threshold_rates(
 
 # -- the best threshold with its counts ------------------------------------------------------------
 
-# from this many rows, best_threshold without weights sorts only the rows of the score buckets that can
-# hold a group's best point (bounded_rows.rows_that_can_be_best); fewer rows are all sorted (fewer steps)
+# from this many rows, best_threshold without weights sorts only the rows of the parts of score buckets
+# that can hold a group's best point (bucketed_best.best_in_buckets; bounded_rows.rows_that_can_be_best
+# when two groups' keys share a hash); fewer rows are all sorted (fewer steps)
 BUCKETED_ROWS = 100_000
 
 BEST_COLUMNS: Final = (
@@ -212,6 +214,9 @@ def best_threshold(
                     def key_and_allowed(pts: Points) -> tuple[pl.Expr, pl.Expr]:
                         return best_key(pts, True, criterion, dict(kwargs))
 
+                    found = best_in_buckets(rows, keys, _POSITIVE, _SCORE, key_and_allowed)
+                    if found is not None:  # (the group number is not read after)
+                        return found.select(pl.lit(0, pl.UInt64).alias(GROUP_ID), pl.all())
                     kept, left, totals, bucket = rows_that_can_be_best(
                         rows, keys, _POSITIVE, _SCORE, key_and_allowed, GROUPED_SCORE
                     )

@@ -1,0 +1,204 @@
+"""Each group's best threshold from two levels of score buckets and one sort of the few rows left.
+
+:func:`~frame_eval.classification.bounded_rows.rows_that_can_be_best` counts each group's rows in 64
+score buckets and keeps the buckets whose corner can reach the best bucket end (see that module); a
+criterion that is flat near its best (a weighted sum of rates, a cost) keeps several buckets per
+group. :func:`best_in_buckets` prunes again inside them: each kept bucket's rows are counted in 64
+parts (equal steps 64 times finer, each score's part never falling as it rises within its bucket),
+and only the parts whose corner can reach the best end of a bucket or part (both are points, with
+their exact counts) are sorted: on the benchmark's 10M rows, a thirtieth to a sixtieth of the rows
+the buckets kept.
+
+No row is matched on its group's keys: each group is numbered by its row of the bucket counts'
+group table, and a row finds its number by the 64-bit hash of its keys, which is each group's alone
+(checked on that table, which lists every group; else None, for the caller's other path). With up
+to a few hundred groups, some bits of the hash index a table of the numbers; with more, a join on
+(hash, bucket) gives them. A kept bucket is numbered in (group, bucket) order, a kept part by
+``bucket number * 64 + part``; a row's 128-bit key is ``part number * 2^65 + order(score) * 2 +
+label``, sorted descending, so that each group's points come together, threshold descending; the
+runs of equal keys are the points, their counts running from their part's top and raised by the rows
+of their group above that part (read off the part's row of the second counts, by run number: every
+part kept holds a row, and they come in the key's order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import polars as pl
+
+from frame_eval.classification.bounded_rows import (
+    _ABOVE,
+    _B,
+    _G,
+    _N,
+    BUCKETS,
+    KEPT,
+    TP_END,
+    _bucket_counts,
+    _Buckets,
+    _group_by,
+    kept_buckets,
+)
+from frame_eval.classification.curves import Points
+from frame_eval.classification.packed_points import _order, _score, keys_hash, within_group
+
+__all__ = ["best_in_buckets"]
+
+PARTS: Final = 64  # the parts of each kept bucket counted again
+_H, _K, _C = "__fe_hash", "__fe_kept_bucket", "__fe_part"
+_TP_ABOVE, _FP_ABOVE = "__fe_tp_above", "__fe_fp_above"  # a part's group's rows above it
+_BIG = pl.UInt128
+
+
+def best_in_buckets(
+    rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]],
+) -> pl.DataFrame | None:
+    """``[*keys, _P, _N, threshold, tp, fp]`` (Int64 counts; one row per group, the last three null where
+    no point is allowed): each group's best point, the first (thresholds descending) with the highest
+    key of ``key_and_allowed`` among the allowed points, as
+    :func:`~frame_eval.classification.bounded_rows.rows_that_can_be_best` and a sort of its rows pick
+    it; None when two groups' keys share a 64-bit hash.
+
+    ``rows`` holds ``[*keys, positive, score]``; ``key_and_allowed`` is monotone in the counts (see
+    :func:`~frame_eval.classification.bounded_rows.rows_that_can_be_best`).
+    """
+    keys = list(keys)
+    buckets, counts = _bucket_counts(rows, keys, positive, score)
+    counts = kept_buckets(counts, keys, key_and_allowed)
+    hashed = keys_hash(keys) if keys else pl.lit(0, pl.UInt64)
+    groups = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum()).with_columns(
+        hashed.alias(_H)
+    ).with_row_index(_G)
+    if groups.get_column(_H).n_unique() < groups.height:
+        return None
+    if keys:
+        counts = counts.join(groups.select(*keys, _G, _H), on=keys, nulls_equal=True, maintain_order="left")
+    else:
+        counts = counts.with_columns(pl.lit(0, pl.UInt32).alias(_G), hashed.alias(_H))
+    # the kept buckets, numbered in (group, bucket) order
+    kept = counts.filter(KEPT).sort(_G, _B).with_row_index(_K)
+    parts = _rows_of_kept_buckets(rows, keys, positive, score, buckets, groups, kept)
+    # the second counts: each kept bucket's parts, and every bucket left out as one part, each group's
+    # from the top, so that kept_buckets reads them as it reads buckets
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    part_counts = parts.lazy().group_by(_C).agg(
+        pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
+    ).collect(engine="streaming")
+    bucket_of = pl.col(_C) // PARTS
+    at = kept.get_column(_G), kept.get_column(_B).cast(pl.UInt32)
+    finer = part_counts.select(
+        pl.lit(at[0]).gather(bucket_of).alias(_G),
+        (pl.lit(at[1]).gather(bucket_of) * PARTS + pl.col(_C) % PARTS).alias(_B), "_n", "_P", _C,
+    )
+    left_out = counts.filter(~pl.col(KEPT)).select(
+        _G, (pl.col(_B).cast(pl.UInt32) * PARTS).alias(_B), "_n", "_P", pl.lit(None, pl.UInt32).alias(_C)
+    )
+    by_group = pl.col(_G)
+    second = pl.concat([finer, left_out]).sort(_G, _B, descending=True).with_columns(
+        n_neg.cum_sum().over(by_group).alias(_ABOVE), n_neg.sum().over(by_group).alias(_N)
+    )
+    second = kept_buckets(second, [_G], key_and_allowed).filter(pl.col(KEPT) & pl.col(_C).is_not_null())
+    # (a bucket left out stays out: its corner is the same, the best end no lower)
+    second = second.select(
+        _C, _G, (pl.col(TP_END) - n_pos).alias(_TP_ABOVE), (pl.col(_ABOVE) - n_neg).alias(_FP_ABOVE)
+    ).sort(_C, descending=True)  # the order of the parts in the sorted keys
+    wanted = pl.zeros(kept.height * PARTS, pl.Boolean, eager=True).scatter(second.get_column(_C), True)
+    packed = (
+        pl.col(_C).cast(_BIG) * pl.lit(1 << 65, _BIG) + _order(pl.col(score)).cast(_BIG) * pl.lit(2, _BIG)
+        + pl.col(positive).cast(_BIG)
+    )
+    found = parts.lazy().filter(pl.lit(wanted).gather(pl.col(_C))).select(packed.alias("_key")).collect()
+    return _best_points(found.get_column("_key"), keys, groups, second, key_and_allowed)
+
+
+def _rows_of_kept_buckets(
+    rows: pl.DataFrame, keys: list[str], positive: str, score: str, buckets: _Buckets,
+    groups: pl.DataFrame, kept: pl.DataFrame,
+) -> pl.DataFrame:
+    """``[_C, positive, score]``: the rows of the kept buckets, ``_C`` their kept bucket's number times
+    ``PARTS`` plus their part of it."""
+    first, last = kept.get_column(_B).min(), kept.get_column(_B).max()
+    if first is None:
+        return rows.select(pl.lit(0, pl.UInt32).alias(_C), positive, score).clear()
+    window = rows.lazy().filter(buckets.within(first, last))  # type: ignore[arg-type]
+    hashed = keys_hash(keys) if keys else None
+    width = BUCKETS + 1
+    slots = _slots(groups.get_column(_H)) if hashed is not None else None
+    if hashed is not None and slots is None:  # many groups: each row's kept bucket by a join
+        number = window.select(hashed.alias(_H), buckets.expr(), positive, score).join(
+            kept.lazy().select(_H, _B, _K), on=[_H, _B]
+        )
+    else:  # the group's number from a table indexed by some bits of the hash, then the kept bucket's
+        group = pl.lit(0, pl.UInt64)
+        if hashed is not None and slots is not None:
+            shift, size = slots
+            table = pl.zeros(size, pl.UInt32, eager=True).scatter(
+                (groups.get_column(_H) // (1 << shift)) % size, groups.get_column(_G)
+            )
+            group = pl.lit(table).gather((hashed // (1 << shift)) % size).cast(pl.UInt64)
+        numbers = pl.repeat(kept.height, groups.height * width, dtype=pl.UInt32, eager=True).scatter(
+            kept.get_column(_G).cast(pl.UInt64) * width + kept.get_column(_B), kept.get_column(_K)
+        )
+        number = window.select(
+            pl.lit(numbers).gather(group * width + buckets.expr()).alias(_K), positive, score
+        ).filter(pl.col(_K) < kept.height)
+    # (the part computed on the kept rows only, their bucket read off their kept bucket's number)
+    part = buckets.part(PARTS, pl.lit(kept.get_column(_B)).gather(pl.col(_K)))
+    return number.select((pl.col(_K) * PARTS + part).alias(_C), positive, score).collect()
+
+
+def _slots(hashes: pl.Series) -> tuple[int, int] | None:
+    """(shift, size): ``hash // 2^shift % size`` differs between the (distinct) hashes, to index a
+    table of ``size`` (a power of two, at most 2^20) slots by; None if no such bits are found."""
+    bits = max(16, 2 * hashes.len().bit_length() + 2)
+    if bits > 20:
+        return None
+    size = 1 << bits
+    for shift in range(0, 65 - bits):
+        if ((hashes // (1 << shift)) % size).n_unique() == hashes.len():
+            return shift, size
+    return None
+
+
+def _best_points(
+    found: pl.Series, keys: list[str], groups: pl.DataFrame, parts: pl.DataFrame,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]],
+) -> pl.DataFrame:
+    """Each group's best point from the packed keys of its kept parts' rows (``parts``: ``[_C, _G,
+    _TP_ABOVE, _FP_ABOVE]``, one row per kept part, in the sorted keys' order)."""
+    runs = found.sort(descending=True).rle().struct.unnest()
+    value, n = pl.col("value"), pl.col("len").cast(pl.Int64)
+    block = value // pl.lit(2, _BIG)  # the part and the score
+    runs = runs.select(
+        (value // pl.lit(1 << 65, _BIG)).rle_id().alias("_i"),  # the part's row of ``parts``
+        _score((block % pl.lit(1 << 64, _BIG)).cast(pl.UInt64)).alias("threshold"),
+        (block != block.shift(-1)).fill_null(True).alias("_end"),
+        n.cum_sum().alias("_k"),
+        pl.when((value % pl.lit(2, _BIG)) == 1).then(n).otherwise(0).cum_sum().alias("_tp"),
+    )
+    i, k, tp = pl.col("_i"), pl.col("_k"), pl.col("_tp")
+    starts = (i != i.shift(1)).fill_null(True)
+
+    def of_part(column: str) -> pl.Expr:
+        return pl.lit(parts.get_column(column)).gather(i)
+
+    tp_here = within_group(tp, starts)
+    totals = groups.select(
+        _G, pl.col("_P").cast(pl.Int64), (pl.col("_n") - pl.col("_P")).cast(pl.Int64).alias("_N")
+    )
+    points = runs.lazy().filter("_end").select(
+        of_part(_G).alias(_G), "threshold", (tp_here + of_part(_TP_ABOVE)).alias("tp"),
+        (within_group(k, starts) - tp_here + of_part(_FP_ABOVE)).alias("fp"),
+    ).join(totals.lazy(), on=_G, how="left", maintain_order="left")
+    tp, fp = pl.col("tp"), pl.col("fp")
+    key, allowed = key_and_allowed(Points(pl.col("threshold"), tp, fp, pl.col("_P"), pl.col("_N")))
+    top = pl.col("_key") == pl.col("_key").max()
+    chosen = points.with_columns(key.alias("_key")).filter(allowed).group_by(_G).agg(
+        pl.col("threshold").filter(top).first(), tp.filter(top).first(), fp.filter(top).first()
+    )
+    return groups.lazy().select(_G, *keys).join(totals.lazy(), on=_G).join(
+        chosen, on=_G, how="left"
+    ).drop(_G).collect()
