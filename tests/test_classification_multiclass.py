@@ -199,6 +199,25 @@ def test_bad_multiclass_input() -> None:
         C.top_k_accuracy("y", cols, k=0)
 
 
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_expressions_refuse_a_label_without_a_column(engine: str) -> None:
+    """As in the frame methods and scikit-learn: a label with no score column is an error, not a miss."""
+    df = pl.DataFrame({"g": [1, 1, 2, 2, 2], "y": ["a", "b", "b", None, "eel"],
+                       "pa": [0.6, 0.2, 0.3, 0.5, 0.1], "pb": [0.4, 0.8, 0.7, 0.5, 0.9]})
+    cols = {"a": "pa", "b": "pb"}
+    exprs = {"scores=": [C.top_k_accuracy("y", cols, k=1), C.multiclass_roc_auc("y", cols),
+                         C.multiclass_average_precision("y", cols)],
+             "prob=": [C.log_loss("y", cols), C.brier_score("y", cols)]}
+    for option, group in exprs.items():
+        for expr in group:
+            message = r"column 'y' holds the label 'eel' \(first at row \d, counting from 0\), which is no"
+            with pytest.raises(ValueError, match=f"{message} key of {option}"):
+                df.lazy().group_by("g").agg(expr).collect(engine=engine)  # type: ignore[call-overload]
+            # without the stray label every value is there (the null label's row is left out)
+            clean = df.head(4).lazy().group_by("g").agg(expr).collect(engine=engine)  # type: ignore[call-overload]
+            assert clean.height == 2
+
+
 def test_pandas_gets_multiclass_scores() -> None:
     df, cols = probabilities(1, n=100, k=3)
     got = df.to_pandas().ireval.scores("y", cols, by="g", average="macro", multi_class="ovo")

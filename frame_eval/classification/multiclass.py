@@ -53,6 +53,7 @@ import polars as pl
 from frame_eval.classification.counts import (
     ACTUAL,
     CHECKED_WEIGHT,
+    known_labels,
     parseable,
     ratio,
     weight_total,
@@ -145,7 +146,7 @@ def _area_expr(columns: Any, name: str, multi_class: str, average: str) -> pl.Ex
         _one_group_area, pairs=pairs, weighted_rows=weight is not None, request=(name, multi_class, average)
     )
     value = pl.struct(fields).implode().map_batches(run, return_dtype=pl.Float64, returns_scalar=True)
-    return weighted(value, weight)
+    return known_labels(weighted(value, weight), actual, [label for label, _ in pairs], "scores=")
 
 
 def _build_roc_auc_multiclass(
@@ -166,9 +167,9 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
     same: written out per class (``>`` before ``c``, ``>=`` after), so polars compares columns directly
     (half the time of picking each row's own score first). Fewer than ``k`` classes ahead is tested on
     the comparisons' bitmaps (:func:`fewer_than`), not by adding them up as integers. A label that is no
-    class (or null) counts as a hit, as it always has here; the frame method refuses such labels and the
-    expressions skip nulls. ``checked``: the frame has no such label and no null score (a frame method's
-    checks refuse them), so neither is looked for.
+    class is refused before (a frame method's checks; :func:`known_labels` in the expression), and a
+    null label's row is left out after. ``checked``: the frame has no null score either (a frame
+    method's checks refuse them), so none is looked for.
     """
     scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
     hits = []
@@ -177,10 +178,7 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
                  for i in range(len(pairs)) if i != c]
         ahead = ahead if checked else [a.fill_null(False) for a in ahead]
         hits.append((pl.col(actual) == label) & fewer_than(ahead, k))
-    if checked:
-        return pl.any_horizontal(hits)
-    known = pl.col(actual).is_in([label for label, _ in pairs])
-    return pl.when(known).then(pl.any_horizontal(hits)).otherwise(True)
+    return pl.any_horizontal(hits)
 
 
 _NODES: Final = 2000  # above this many operations, fewer_than adds the conditions up instead
@@ -245,7 +243,8 @@ def top_k_share(hit: pl.Expr, actual: str | None, weight: str | None) -> pl.Expr
 
 def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.Expr:
     actual, pairs, weight = _inputs(columns)
-    return top_k_share(top_k_hits(actual, pairs, k), actual, weight)
+    share = top_k_share(top_k_hits(actual, pairs, k), actual, weight)
+    return known_labels(share, actual, [label for label, _ in pairs], "scores=")
 
 
 def _spec(
