@@ -1,6 +1,6 @@
 """One ``.ireval.scores(..., by="model", metrics=["ROC_AUC", "AP"])`` call, timed in this process.
 
-    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5] [--weighted]
+    python benchmarks/scores_call.py [--data benchmarks/data/10M] [--repeat 5] [--weighted | --steps]
     PYTHONPATH=<checkout of another revision> python benchmarks/scores_call.py
 
 Prints the best wall and CPU seconds of ``--repeat`` calls on the predictions Parquet file
@@ -11,7 +11,10 @@ of its own (``frame_eval._own_thread``; a revision without it skips this). Run i
 ``PYTHONPATH`` pointing at two checkouts in turn to compare revisions. With ``--weighted``, the
 call takes ``weight="w"``, ``w = floor(1000 prob) mod 4 / 4`` as in ``added_parts.py`` (a quarter of
 the weights 0); the sort of the unweighted keys alone is left out, and the weighted path's steps are
-timed one at a time instead.
+timed one at a time instead. With ``--steps``, the unweighted call's steps are timed one at a time
+instead of the comparisons above (CPU seconds with the page faults they cause: on this machine a page
+faulted in costs about 1.5 us, so a 10M-row column of 64 bits first touched costs about 0.03 s), with
+the variants measured and dropped.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / "data" / "10M")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--weighted", action="store_true", help='scores(..., weight="w")')
+    parser.add_argument("--steps", action="store_true", help="the unweighted call's steps one at a time")
     args = parser.parse_args()
     import frame_eval
     from frame_eval import _checks
@@ -53,6 +57,9 @@ def main() -> None:
         return preds.ireval.scores("label", "prob", by="model", metrics=["ROC_AUC", "AP"], weight=weight)
 
     print(f"frame_eval from {Path(frame_eval.__file__).parent}")
+    if args.steps:
+        _steps(preds, args.repeat)
+        return
     wall, cpu = best(call, args.repeat)
     name = "weighted scores" if weight else "scores"
     print(f"{name}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
@@ -101,6 +108,75 @@ def main() -> None:
     for setting, label in ((rows, "frame functions on their own thread"), (1 << 62, "... where called")):
         wall, cpu = min(w for w, _ in times[setting]), min(c for _, c in times[setting])
         print(f"{name}, {label}: best wall {wall:.3f} s, best CPU {cpu:.3f} s")
+
+
+def _faults() -> tuple[float, int]:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime, usage.ru_minflt
+
+
+def _steps(preds: pl.DataFrame, repeat: int) -> None:
+    """The unweighted ``scores()`` steps one at a time on the main thread, and the variants dropped: best
+    CPU of ``repeat``, and the CPU and page faults of each step's first run in this process."""
+    import functools
+
+    from frame_eval import _float
+    from frame_eval._own_thread import side_by_side
+    from frame_eval.classification import grouped_scores as gs
+    from frame_eval.classification import packed_points as pp
+
+    rows = preds.select("model", pl.col("label").alias(pp._L), pl.col("prob").alias(pp._S))
+    number = pp._group_hash(["model"])
+    key = pp.packed_key(number).alias("_key")
+    keys = rows.lazy().select(key).collect(engine="streaming").get_column("_key")
+    ordered = keys.sort(descending=True)
+    points = gs._points_of_rows(rows, number)
+    names = ["ROC_AUC", "average_precision"]
+    sums, terms = gs._area_terms(names)
+    big, u64 = pl.UInt128, pl.UInt64
+    order = pp._order(pl.col(pp._S))
+    halves = (  # the key from two 64-bit halves, one 128-bit product and sum
+        (number * pl.lit(2, u64) + order // pl.lit(1 << 63, u64)).cast(big) * pl.lit(1 << 64, big)
+        + ((order % pl.lit(1 << 63, u64)) * pl.lit(2, u64) + pl.col(pp._L).cast(u64)).cast(big)
+    ).alias("_key")
+
+    def one_select() -> pl.DataFrame:  # both areas' terms in one select, then their sums side by side
+        both = points.lazy().select(pp._G, *terms).collect(engine="in-memory")
+
+        def summed(name: str, backwards: bool) -> pl.DataFrame:
+            part = both.select(pp._G, name).filter(pl.col(name).is_not_null())
+            part = part.reverse() if backwards else part
+            runs = part.select(pl.col(pp._G).rle()).unnest(pp._G)
+            total = _float.numpy_sums(part[name], runs["len"].to_list()).alias(name)
+            return runs.select(pl.col("value").alias(pp._G), total)
+
+        parts = side_by_side([functools.partial(summed, *item) for item in sums.items()], both.height)
+        return parts[0].join(parts[1], on=pp._G, how="left", maintain_order="left")
+
+    def streamed(*exprs: pl.Expr | str) -> pl.DataFrame:
+        return rows.lazy().select(*exprs).collect(engine="streaming")
+
+    for label, step in (
+        ("the group table (one key: the Series' unique, as called)", lambda: rows["model"].unique()),
+        ("... a frame's unique on the streaming engine", lambda: streamed(pl.col("model").unique())),
+        ("... a frame's unique on the in-memory engine", lambda: rows.select("model").unique()),
+        ("packed keys, streaming pass (as called)", lambda: streamed(key)),
+        ("packed keys, one expression on the frame", lambda: rows.select(key)),
+        ("... from two 64-bit halves (dropped)", lambda: streamed(halves)),
+        ("sort of the packed keys", lambda: keys.sort(descending=True)),
+        ("runs of the sorted keys", lambda: ordered.rle()),
+        ("points from the rows (keys, sort, runs)", lambda: gs._points_of_rows(rows, number)),
+        ("areas of the points (ROC AUC, AP)", lambda: gs.frame_point_areas(points, names)),
+        ("... terms in one select, then the sums (dropped)", one_select),
+    ):
+        cpu_before, faults_before = _faults()
+        step()
+        cpu_after, faults_after = _faults()
+        _, cpu = best(step, repeat)
+        print(f"  {label}: best CPU {cpu:.3f} s; first {cpu_after - cpu_before:.3f} s, "
+              f"{faults_after - faults_before} page faults")
 
 
 def _weighted_steps(preds: pl.DataFrame, repeat: int) -> None:

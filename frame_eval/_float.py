@@ -47,8 +47,8 @@ import polars as pl
 from frame_eval._own_thread import on_own_thread, side_by_side
 
 __all__ = [
-    "divide", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum", "pairwise_sums",
-    "positive_zero", "powers", "row_sum",
+    "divide", "frame_pairwise_sums", "log2", "numpy_sum", "numpy_sums", "ordered_sum", "pairwise_sum",
+    "pairwise_sums", "positive_zero", "powers", "row_sum",
 ]
 
 
@@ -338,32 +338,37 @@ def pairwise_sums(
     each on a thread of its own (:func:`~frame_eval._own_thread.side_by_side`).
     """
     names = list(values)
+    schema = frame.collect_schema()
+    inputs = frame if terms else frame.select(group, *names)
+    return inputs.map_batches(  # (on a thread of its own, so that its polars work runs on every core)
+        on_own_thread(functools.partial(frame_pairwise_sums, group=group, values=values, terms=terms)),
+        schema={group: schema[group], **dict.fromkeys(names, pl.Float64)},
+    )
+
+
+def frame_pairwise_sums(
+    frame: pl.DataFrame, group: str, values: Mapping[str, bool], terms: Sequence[pl.Expr] = ()
+) -> pl.DataFrame:
+    """:func:`pairwise_sums` of an in-memory frame, now (the groups in the order of their first rows)."""
     term_of = {term.meta.output_name(): term for term in terms}
 
-    def run(df: pl.DataFrame) -> pl.DataFrame:
-        def sums(name: str, backwards: bool) -> pl.DataFrame:
-            term = term_of.get(name)
-            part = df.select(group, name) if term is None else (
-                df.lazy().select(group, term).collect(engine="in-memory")
-            )
-            part = part.filter(pl.col(name).is_not_null())
-            if backwards:
-                part = part.reverse()  # each group backwards (and the groups in reverse order)
-            runs = part.select(pl.col(group).rle()).unnest(group)  # the groups are contiguous
-            total = numpy_sums(part[name], runs["len"].to_list()).alias(name)
-            return runs.select(pl.col("value").alias(group), total)
+    def sums(name: str, backwards: bool) -> pl.DataFrame:
+        term = term_of.get(name)
+        part = frame.select(group, name) if term is None else (
+            frame.lazy().select(group, term).collect(engine="in-memory")
+        )
+        part = part.filter(pl.col(name).is_not_null())
+        if backwards:
+            part = part.reverse()  # each group backwards (and the groups in reverse order)
+        runs = part.select(pl.col(group).rle()).unnest(group)  # the groups are contiguous
+        total = numpy_sums(part[name], runs["len"].to_list()).alias(name)
+        return runs.select(pl.col("value").alias(group), total)
 
-        calls = [functools.partial(sums, name, backwards) for name, backwards in values.items()]
-        result = df.select(group).unique(maintain_order=True)
-        for part in side_by_side(calls, df.height):
-            result = result.join(part, on=group, how="left", maintain_order="left")
-        return result
-
-    schema = frame.collect_schema()
-    inputs = frame if term_of else frame.select(group, *names)
-    return inputs.map_batches(  # (on a thread of its own, so that its polars work runs on every core)
-        on_own_thread(run), schema={group: schema[group], **dict.fromkeys(names, pl.Float64)}
-    )
+    calls = [functools.partial(sums, name, backwards) for name, backwards in values.items()]
+    result = frame.select(group).unique(maintain_order=True)
+    for part in side_by_side(calls, frame.height):
+        result = result.join(part, on=group, how="left", maintain_order="left")
+    return result
 
 
 def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:

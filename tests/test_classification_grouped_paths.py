@@ -18,6 +18,7 @@ import polars as pl
 import pytest
 from sklearn import metrics as skm
 
+from frame_eval import _own_thread
 from frame_eval.classification import grouped_scores, packed_points
 
 NAMES = ["ROC_AUC", "average_precision", "PR_AUC", "EER"]
@@ -73,8 +74,13 @@ def test_signed_zeros_are_one_score() -> None:
     assert skm.roc_auc_score(np.array([1, 0]), np.array([0.0, -0.0])) == 0.5
 
 
+@pytest.mark.parametrize("apart", [False, True])
 @pytest.mark.parametrize("clash", ["all", "some"])
-def test_groups_sharing_a_hash_are_measured_exactly(monkeypatch: pytest.MonkeyPatch, clash: str) -> None:
+def test_groups_sharing_a_hash_are_measured_exactly(
+    monkeypatch: pytest.MonkeyPatch, clash: str, apart: bool
+) -> None:
+    if apart:  # the large-input path: keys packed in a streaming pass, the group table on its own thread
+        monkeypatch.setattr(_own_thread, "OWN_THREAD_ROWS", 0)
     frame = _frame(11)
     keys = ["team", "model"]
     want, _ = _both(frame, keys)

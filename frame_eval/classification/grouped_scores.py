@@ -22,24 +22,18 @@ order, so the value does not depend on threads, engine or row order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import polars as pl
 
-from frame_eval._float import pairwise_sums
-from frame_eval._own_thread import on_own_thread
+from frame_eval._float import frame_pairwise_sums, pairwise_sums
+from frame_eval._own_thread import apart, in_background, on_own_thread
+from frame_eval.classification import packed_points
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import (
-    _COUNTS,
-    _G,
-    _L,
-    _S,
-    hashed_groups,
-    points_of_rows,
-    within_group,
-)
+from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, within_group
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -59,20 +53,50 @@ def score_measures(
         raise ValueError(f"not a score measure: {unknown[0]!r}; choose from {', '.join(SCORE_MEASURES)}")
     keys = list(keys)
     rows = frame.select(*keys, positive.alias(_L), score.cast(pl.Float64).alias(_S))
-    again = None
-    if keys:
-        # a 63-bit hash of the keys stands for the group in the sort key; groups whose keys share a
-        # hash (told apart exactly by the group table) are measured again on their own rows
-        rows, groups, _, again = hashed_groups(frame, rows, keys)
-    else:
-        groups = rows.select(pl.lit(0, pl.UInt64).alias(_G), *_COUNTS)
-        rows = rows.with_columns(pl.lit(0, pl.UInt64).alias(_G))
-    # (on a thread of its own: the sort then runs on every core, see frame_eval._own_thread)
-    points = rows.select(_G, _L, _S).map_batches(on_own_thread(_points_of_rows), schema=_RUN_POINTS)
-    result = _with_areas(groups, point_areas(points, names), keys, names)
-    if again is None:
+    # a 63-bit hash of the keys stands for the group in the sort key
+    number = packed_points._group_hash(keys) if keys else pl.lit(0, pl.UInt64)
+    schema = {**rows.select(keys).collect_schema(), **dict.fromkeys(names, pl.Float64)}
+    # all in one frame function, on a thread of its own (the sort then runs on every core, see
+    # frame_eval._own_thread)
+    measure = functools.partial(_measured, keys=keys, number=number, names=list(names))
+    return rows.map_batches(on_own_thread(measure), schema=schema)
+
+
+def _measured(rows: pl.DataFrame, keys: list[str], number: pl.Expr, names: list[str]) -> pl.DataFrame:
+    """``[*keys, *names]`` (one row per group) from ``[*keys, _L, _S]`` rows, ``number`` the 63-bit hash
+    of the keys: the points of one sort of packed keys and the areas read off them.
+
+    The group table (the distinct keys, each hashed once) is made meanwhile, on a thread of its own, from
+    when the keys are sorted (the sort runs on every core, most steps after it on one): it maps the
+    hashes back to the keys and tells apart groups whose keys share a hash, which are measured
+    again on their own rows (:func:`_sorted_per_group`): a collision costs time, never a wrong number."""
+    def distinct() -> pl.DataFrame:
+        if not keys:  # the one group, numbered 0, also when there are no rows
+            return pl.DataFrame({_G: [0]}, schema={_G: pl.UInt64})
+        dtype = rows.schema[keys[0]]
+        if len(keys) == 1 and not dtype.is_float() and not dtype.is_nested():
+            # a Series' own unique costs least, on any thread (not for floats: of equal keys such as 0.0
+            # and -0.0 it may keep another than a frame's unique, the one in the result)
+            distinct = rows.get_column(keys[0]).unique().to_frame()
+        else:  # (on the streaming engine where this thread may wait for polars': a quarter of the CPU)
+            engine = "streaming" if apart(rows.height) else "in-memory"
+            distinct = rows.lazy().select(keys).unique().collect(engine=engine)
+        return distinct.with_columns(number.alias(_G))
+
+    table: list[Callable[[], pl.DataFrame]] = []
+    points = _points_of_rows(rows, number, lambda: table.append(in_background(distinct, rows.height)))
+    first = (pl.col(_G) != pl.col(_G).shift(1)).fill_null(True)
+    totals = points.filter(first).select(_G, "_P", "_N")
+    measured = totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
+    groups = table[0]()
+    merged = pl.col(_G).is_duplicated()
+    result = groups.filter(~merged).join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
+    shared = groups.filter(merged).select(keys)
+    if shared.is_empty():
         return result
-    return pl.concat([result, _sorted_per_group(again, keys, positive, score, names)])
+    again = rows.join(shared, on=keys, how="semi", nulls_equal=True, maintain_order="left")
+    per_group = _sorted_per_group(again.lazy(), keys, pl.col(_L), pl.col(_S), names)
+    return pl.concat([result, per_group.collect(engine="in-memory")])
 
 
 def _with_areas(
@@ -113,10 +137,12 @@ def _sorted_per_group(
 _RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
 
 
-def _points_of_rows(rows: pl.DataFrame) -> pl.DataFrame:
-    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[_G, _L, _S]`` rows, ``_G`` a 63-bit
-    hash (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
-    points = points_of_rows(rows, pl.UInt64, score=False)
+def _points_of_rows(
+    rows: pl.DataFrame, number: pl.Expr, sorted_then: Callable[[], object] | None = None
+) -> pl.DataFrame:
+    """``[_G, tp, fp, _P, _N]`` points, threshold descending, from ``[*keys, _L, _S]`` rows, ``number`` a
+    63-bit hash of the keys (:func:`packed_points.points_of_rows`: one sort of the packed keys)."""
+    points = points_of_rows(rows, pl.UInt64, score=False, number=number, sorted_then=sorted_then)
     return points.select(_G, "tp", "fp", "_P", (pl.col("_n") - pl.col("_P")).alias("_N"))
 
 
@@ -183,6 +209,31 @@ def point_areas(points: pl.LazyFrame, names: Sequence[str]) -> list[pl.LazyFrame
     NumPy's order (:func:`~frame_eval._float.pairwise_sums`), all groups at once. No rule for undefined
     values (no positives, no negatives) is applied here.
     """
+    sums, columns = _area_terms(names)
+    # the terms are computed inside the sums' frame function (polars' in-memory engine)
+    areas = [pairwise_sums(points, _G, sums, columns)] if sums else []
+    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
+        areas.append(_first_crossings(points))
+    return areas
+
+
+def frame_point_areas(points: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """``[_G, *names]`` of :func:`point_areas`, from in-memory points, now (one row per group with points,
+    in the order of their first points)."""
+    sums, columns = _area_terms(names)
+    result = points.select(_G).unique(maintain_order=True)
+    if sums:
+        sums_of = frame_pairwise_sums(points, _G, sums, columns)
+        result = result.join(sums_of, on=_G, how="left", maintain_order="left")
+    if "EER" in names:
+        crossings = _first_crossings(points.lazy()).collect(engine="in-memory")
+        result = result.join(crossings, on=_G, how="left", maintain_order="left")
+    return result.select(_G, *names)
+
+
+def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
+    """The columns :func:`~frame_eval._float.pairwise_sums` adds for the areas among ``names`` but EER (each
+    mapped to whether it is added from the group's last point up) and their terms, read off the points."""
     group = pl.col(_G)
     same = group == group.shift(1)
     tp, fp = pl.col("tp"), pl.col("fp")
@@ -216,11 +267,20 @@ def point_areas(points: pl.LazyFrame, names: Sequence[str]) -> list[pl.LazyFrame
         if name in names:  # scikit-learn lists these terms from the lowest threshold up
             columns.append(terms[name].alias(name))
             sums[name] = True
-    # the terms are computed inside the sums' frame function (polars' in-memory engine)
-    areas = [pairwise_sums(points, _G, sums, columns)] if sums else []
-    if "EER" in names:  # (a second pass over the points, only when EER is asked for)
-        # the terms as columns first, then the first crossing of each group: the same values as
-        # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
-        crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
-        areas.append(crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first()))
-    return areas
+    return sums, columns
+
+
+def _first_crossings(points: pl.LazyFrame) -> pl.LazyFrame:
+    """``[_G, EER]``: each group's EER, at its first point with FPR >= FNR."""
+    group = pl.col(_G)
+    same = group == group.shift(1)
+    tp, fp = pl.col("tp"), pl.col("fp")
+
+    def before(e: pl.Expr) -> pl.Expr:
+        return pl.when(same).then(e.shift(1)).otherwise(0)
+
+    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+    # the terms as columns first, then the first crossing of each group: the same values as
+    # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
+    crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
+    return crossing.group_by(_G).agg(pl.col("EER").filter(pl.col("_crossed")).first())
