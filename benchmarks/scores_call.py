@@ -159,7 +159,9 @@ def _steps(preds: pl.DataFrame, repeat: int) -> None:
         return rows.lazy().select(*exprs).collect(engine="streaming")
 
     for label, step in (
-        ("the group table (distinct keys, streaming)", lambda: streamed(pl.col("model").unique())),
+        ("the group table (one key: the Series' unique, as called)", lambda: rows["model"].unique()),
+        ("... a frame's unique on the streaming engine", lambda: streamed(pl.col("model").unique())),
+        ("... a frame's unique on the in-memory engine", lambda: rows.select("model").unique()),
         ("packed keys, streaming pass (as called)", lambda: streamed(key)),
         ("packed keys, one expression on the frame", lambda: rows.select(key)),
         ("... from two 64-bit halves (dropped)", lambda: streamed(halves)),

@@ -137,10 +137,16 @@ def test_top_k_ties_follow_scikit_learn() -> None:
         assert got == skm.top_k_accuracy_score(df["y"].to_numpy(), scores, k=k, labels=list(cols))
 
 
+@pytest.mark.parametrize("nodes", [2000, 50])
 @pytest.mark.parametrize("n_classes", [5, 10])
-def test_top_k_at_every_k_equals_scikit_learn(n_classes: int) -> None:
-    """Every k from 1 past the classes: the bitmap subsets (both ways round) and, at 10 classes where
-    some k have too many subsets, the integer count; coarse scores, so ties are common."""
+def test_top_k_at_every_k_equals_scikit_learn(
+    n_classes: int, nodes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every k from 1 past the classes, from the comparisons' bitmaps and (with at most 50 operations
+    allowed, at 10 classes) from their integer count for some k; coarse scores, so ties are common."""
+    from frame_eval.classification import multiclass
+
+    monkeypatch.setattr(multiclass, "_NODES", nodes)
     rng = np.random.default_rng(n_classes)
     classes = list(range(n_classes))
     raw = np.round(rng.random((600, n_classes)) * 3) + 1
@@ -191,6 +197,25 @@ def test_bad_multiclass_input() -> None:
         df.ireval.scores("y", cols, metrics=["top_k_accuracy(k=1)"])
     with pytest.raises(ValueError, match="k=0 must be 1 or more"):
         C.top_k_accuracy("y", cols, k=0)
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_expressions_refuse_a_label_without_a_column(engine: str) -> None:
+    """As in the frame methods and scikit-learn: a label with no score column is an error, not a miss."""
+    df = pl.DataFrame({"g": [1, 1, 2, 2, 2], "y": ["a", "b", "b", None, "eel"],
+                       "pa": [0.6, 0.2, 0.3, 0.5, 0.1], "pb": [0.4, 0.8, 0.7, 0.5, 0.9]})
+    cols = {"a": "pa", "b": "pb"}
+    exprs = {"scores=": [C.top_k_accuracy("y", cols, k=1), C.multiclass_roc_auc("y", cols),
+                         C.multiclass_average_precision("y", cols)],
+             "prob=": [C.log_loss("y", cols), C.brier_score("y", cols)]}
+    for option, group in exprs.items():
+        for expr in group:
+            message = r"column 'y' holds the label 'eel' \(first at row \d, counting from 0\), which is no"
+            with pytest.raises(ValueError, match=f"{message} key of {option}"):
+                df.lazy().group_by("g").agg(expr).collect(engine=engine)  # type: ignore[call-overload]
+            # without the stray label every value is there (the null label's row is left out)
+            clean = df.head(4).lazy().group_by("g").agg(expr).collect(engine=engine)  # type: ignore[call-overload]
+            assert clean.height == 2
 
 
 def test_pandas_gets_multiclass_scores() -> None:

@@ -250,11 +250,10 @@ def calibration_bins(
     ``prob`` column, checked already (no nulls or NaN, values in [0, 1]).
     Uniform bins: each row's bin found row-wise (the edges are constants), then
     the rows and positive labels of each (group, bin) counted and their
-    probabilities added exactly, the mean rounded once
-    (:func:`~frame_eval._exact_sum.exact_means`). Quantile bins: the edges are
-    each group's, read off one sort of every group's probabilities
-    (:func:`~frame_eval.classification.quantile_bins.quantile_bins`), then the
-    same counts and exact means.
+    probabilities added exactly in one group-by, the mean rounded once
+    (:func:`_uniform_bins`). Quantile bins: the edges are each group's, read
+    off the few rows around their ranks, then the same counts and exact means
+    (:func:`~frame_eval.classification.quantile_bins.quantile_bins`).
     """
     if strategy == "quantile" and n_bins > 1:
         return quantile_bins(scored, keys, positive, prob, _levels(n_bins)[1:-1]).sort([*keys, "bin"])

@@ -108,6 +108,33 @@ def default_positive_check(column: str) -> pl.Expr:
     return pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
 
 
+def known_labels(value: pl.Expr, column: str, labels: Sequence[Any], option: str) -> pl.Expr:
+    """``value``, after checking that every label of ``column`` is one of ``labels`` (the keys of the
+    ``option`` mapping, one score column per class); else raises when the expression runs.
+
+    scikit-learn refuses a label that has no score column; so does every frame method here. An
+    expression cannot look at the data before it runs, so it checks as it runs: a ``ValueError``
+    naming the column, the label and its row (counting from 0, in the column as the expression reads
+    it).
+    Null labels pass (the measures leave those rows out).
+    """
+    known = list(labels)
+
+    def check(values: pl.Series) -> pl.Series:
+        unknown = values.is_not_null() & ~values.is_in(known)
+        if unknown.any():
+            row = int(unknown.arg_true()[0])
+            raise ValueError(
+                f"column {column!r} holds the label {values[row]!r} (first at row {row}, counting from 0), "
+                f"which is no key of {option} {known!r}; give every class a column in "
+                f"{option}{{class label: column}}, or filter those rows out first"
+            )
+        return pl.repeat(True, values.len(), dtype=pl.Boolean, eager=True)
+
+    guard = pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
+    return pl.when(guard).then(value)
+
+
 def checked(value: pl.Expr, columns: Sequence[str], positive: Any) -> pl.Expr:
     """``value``, after checking the label columns when ``positive`` is the default (see above)."""
     if positive is not AUTO:

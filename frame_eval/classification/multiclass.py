@@ -44,8 +44,7 @@ grows with the classes (seconds for 8 classes, minutes one-vs-one).
 from __future__ import annotations
 
 import functools
-import itertools
-import math
+import operator
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -54,6 +53,7 @@ import polars as pl
 from frame_eval.classification.counts import (
     ACTUAL,
     CHECKED_WEIGHT,
+    known_labels,
     parseable,
     ratio,
     weight_total,
@@ -146,7 +146,7 @@ def _area_expr(columns: Any, name: str, multi_class: str, average: str) -> pl.Ex
         _one_group_area, pairs=pairs, weighted_rows=weight is not None, request=(name, multi_class, average)
     )
     value = pl.struct(fields).implode().map_batches(run, return_dtype=pl.Float64, returns_scalar=True)
-    return weighted(value, weight)
+    return known_labels(weighted(value, weight), actual, [label for label, _ in pairs], "scores=")
 
 
 def _build_roc_auc_multiclass(
@@ -167,9 +167,9 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
     same: written out per class (``>`` before ``c``, ``>=`` after), so polars compares columns directly
     (half the time of picking each row's own score first). Fewer than ``k`` classes ahead is tested on
     the comparisons' bitmaps (:func:`fewer_than`), not by adding them up as integers. A label that is no
-    class (or null) counts as a hit, as it always has here; the frame method refuses such labels and the
-    expressions skip nulls. ``checked``: the frame has no such label and no null score (a frame method's
-    checks refuse them), so neither is looked for.
+    class is refused before (a frame method's checks; :func:`known_labels` in the expression), and a
+    null label's row is left out after. ``checked``: the frame has no null score either (a frame
+    method's checks refuse them), so none is looked for.
     """
     scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
     hits = []
@@ -178,32 +178,55 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
                  for i in range(len(pairs)) if i != c]
         ahead = ahead if checked else [a.fill_null(False) for a in ahead]
         hits.append((pl.col(actual) == label) & fewer_than(ahead, k))
-    if checked:
-        return pl.any_horizontal(hits)
-    known = pl.col(actual).is_in([label for label, _ in pairs])
-    return pl.when(known).then(pl.any_horizontal(hits)).otherwise(True)
+    return pl.any_horizontal(hits)
 
 
-_SUBSETS: Final = 64  # above this many subsets, fewer_than adds the conditions up instead
+_NODES: Final = 2000  # above this many operations, fewer_than adds the conditions up instead
 
 
 def fewer_than(conditions: list[pl.Expr], k: int) -> pl.Expr:
     """Per row: do fewer than ``k`` of the Boolean ``conditions`` (no nulls) hold?
 
-    Not when some ``k`` of them all hold; equally, when some ``m - k + 1`` of the ``m`` all fail. Either
-    way a few ``&`` and ``|`` of bitmaps (a row a bit), the smaller number of subsets taken: cheaper than
-    casting each condition to integers and adding them (top-k at 10M rows x 5 classes). With more
-    subsets than :data:`_SUBSETS`, the integer sum."""
-    m = len(conditions)
-    if k > m:
+    "At least j of them hold" for j up to ``k``, halving the conditions: at least j of both halves
+    together when at least j of one half hold, or i of the first and j - i of the second. A few ``&``
+    and ``|`` of bitmaps (a row a bit; 15 for at least 2 of 4): cheaper than casting each condition to
+    integers and adding them (top-k at 10M rows x 5 classes). The integer sum when that would take more
+    than :data:`_NODES` operations (many classes, k near half of them)."""
+    if k > len(conditions):
         return pl.lit(True)
-    held, failed = math.comb(m, k), math.comb(m, m - k + 1)
-    if min(held, failed) > _SUBSETS:
+    if _at_least_size(len(conditions), k)[k - 1] > _NODES:  # type: ignore[operator]
         return pl.sum_horizontal(conditions) < k
-    if held <= failed:
-        return ~pl.any_horizontal(pl.all_horizontal(s) for s in itertools.combinations(conditions, k))
-    fail = [~c for c in conditions]
-    return pl.any_horizontal(pl.all_horizontal(s) for s in itertools.combinations(fail, m - k + 1))
+    return ~_at_least(conditions, k)[k - 1]  # type: ignore[operator]
+
+
+def _at_least(conditions: list[pl.Expr], k: int) -> list[pl.Expr | None]:
+    """``[at least 1 holds, ..., at least k hold]`` of the conditions (``None``: never, too few)."""
+    if len(conditions) == 1:
+        return [conditions[0], *[None] * (k - 1)]
+    half = len(conditions) // 2
+    first, second = _at_least(conditions[:half], k), _at_least(conditions[half:], k)
+    out: list[pl.Expr | None] = []
+    for j in range(1, k + 1):
+        ways = [e for e in (first[j - 1], second[j - 1]) if e is not None]
+        ways += [x & y for x, y in zip(first[: j - 1], second[j - 2:: -1] if j > 1 else [], strict=True)
+                 if x is not None and y is not None]
+        out.append(functools.reduce(operator.or_, ways) if ways else None)
+    return out
+
+
+@functools.cache
+def _at_least_size(m: int, k: int) -> tuple[int | None, ...]:
+    """The operations and leaves of :func:`_at_least`'s expressions over ``m`` conditions, as built."""
+    if m == 1:
+        return (1, *[None] * (k - 1))
+    first, second = _at_least_size(m // 2, k), _at_least_size(m - m // 2, k)
+    out: list[int | None] = []
+    for j in range(1, k + 1):
+        ways = [n for n in (first[j - 1], second[j - 1]) if n is not None]
+        ways += [x + y + 1 for x, y in zip(first[: j - 1], second[j - 2:: -1] if j > 1 else [], strict=True)
+                 if x is not None and y is not None]
+        out.append(sum(ways) + len(ways) - 1 if ways else None)
+    return tuple(out)
 
 
 def top_k_share(hit: pl.Expr, actual: str | None, weight: str | None) -> pl.Expr:
@@ -220,7 +243,8 @@ def top_k_share(hit: pl.Expr, actual: str | None, weight: str | None) -> pl.Expr
 
 def _build_top_k_accuracy(columns: Any, cutoff: float | None, *, k: int) -> pl.Expr:
     actual, pairs, weight = _inputs(columns)
-    return top_k_share(top_k_hits(actual, pairs, k), actual, weight)
+    share = top_k_share(top_k_hits(actual, pairs, k), actual, weight)
+    return known_labels(share, actual, [label for label, _ in pairs], "scores=")
 
 
 def _spec(

@@ -50,7 +50,7 @@ import polars as pl
 from frame_eval._exact_sum import exact_mean
 from frame_eval._float import row_sum
 from frame_eval.classification.calibration import ECE
-from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, parseable
+from frame_eval.classification.counts import ACTUAL, AUTO, checked, is_positive, known_labels, parseable
 from frame_eval.registry import Doc, MeasureSpec, measure, register
 
 __all__ = ["brier_score", "log_loss"]
@@ -104,7 +104,7 @@ def _squared_gaps(hits: list[pl.Expr], probs: list[pl.Expr]) -> pl.Expr:
 
     The gap is ``1 - p`` for the row's class and ``-p`` for the others, and ``(-p)^2`` is ``p * p``
     exactly, so each square is ``g * g`` of ``g = 1 - p`` or ``p``: one choice per class instead of a
-    cast and a subtraction (a quarter of the time at 10M rows x 5 classes). Squares are never -0.0, so
+    cast and a subtraction (far cheaper in polars; see benchmarks/NOTES.md). Squares are never -0.0, so
     ``row_sum``'s start at -0.0 and its final -0.0 to 0.0 change nothing: below 8 classes, its
     left-to-right sum from the first square gives the same bits."""
     gaps = [pl.when(hit).then(1.0 - p).otherwise(p) for hit, p in zip(hits, probs, strict=True)]
@@ -134,6 +134,12 @@ def mean_of(terms: pl.Expr, weight: pl.Expr | None, divisor: int = 1) -> pl.Expr
     return exact_mean(terms if weight is None else terms * weight, weight, divisor)
 
 
+def _known(value: pl.Expr, columns: Any) -> pl.Expr:
+    """``value``, raising as it runs on a label with no column in ``prob=`` (see ``known_labels``)."""
+    labels = [label for label, _ in class_columns(columns["probs"])]
+    return known_labels(value, columns.get("actual", ACTUAL), labels, "prob=")
+
+
 def _clipped(p: pl.Expr) -> pl.Expr:
     return p.clip(EPS, 1.0 - EPS)
 
@@ -151,7 +157,7 @@ def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
         return mean_of(-_clipped(p.filter(hit)).log(), None if w is None else w.filter(hit))
     if "probs" in columns:
         keep, terms, _, w, _ = class_terms(columns)
-        return mean_of(terms.filter(keep), None if w is None else w.filter(keep))
+        return _known(mean_of(terms.filter(keep), None if w is None else w.filter(keep)), columns)
     label, p, w, actual, positive = _rows(columns)
     return checked(mean_of(binary_log_terms(label, p), w), [actual], positive)
 
@@ -171,7 +177,8 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
     if "probs" in columns:
         keep, _, terms, w, k = class_terms(columns)
         # scikit-learn's scale_by_half="auto": halved with two classes (inside the mean's one rounding)
-        return mean_of(terms.filter(keep), None if w is None else w.filter(keep), 2 if k < 3 else 1)
+        halved = 2 if k < 3 else 1
+        return _known(mean_of(terms.filter(keep), None if w is None else w.filter(keep), halved), columns)
     label, p, w, actual, positive = _rows(columns)
     # scikit-learn's two-column form: ((1 - y) - (1 - p))^2 + (y - p)^2, then halved; the same value as
     # (y - p)^2 in exact arithmetic, and the same bits as scikit-learn's also when 1 - p rounds or
