@@ -24,6 +24,7 @@ from typing import Final
 import polars as pl
 
 from frame_eval import _own_thread
+from frame_eval._float import positive_zero
 
 __all__ = ["packed_group_points", "points_of_rows"]
 
@@ -75,7 +76,8 @@ def packed_group_points(
     renumbered = pl.col(_G).cast(pl.UInt64) + pl.lit(_HALF, pl.UInt64)
     return (
         pl.concat([totals, more_totals.with_columns(renumbered)]),
-        pl.concat([points, more_points.with_columns(renumbered)]),
+        # a merged group's points carry its first score of each run: -0.0 read as 0.0, as _order does
+        pl.concat([points, more_points.with_columns(renumbered, positive_zero(pl.col(_S)).alias(_S))]),
     )
 
 
