@@ -114,3 +114,22 @@ def test_top_k_of_two_classes_tied_at_one_half_as_scikit_learn() -> None:
     want = skm.top_k_accuracy_score([0, 0, 1], [0.5, 0.5, 0.5], k=1, labels=[0, 1])
     assert want == 2 / 3
     assert got["value"][0] == want
+
+
+@pytest.mark.parametrize("criterion", ["accuracy", "f1", "youden"])
+def test_best_threshold_of_groups_sharing_a_hash_reads_negative_zero_as_zero(
+    monkeypatch: pytest.MonkeyPatch, criterion: str
+) -> None:
+    """Groups whose keys share a hash are measured one group at a time; their thresholds read -0.0 as
+    0.0 too, as every other group's (found with every group's hash made one)."""
+    from frame_eval.classification import packed_points
+
+    frame = pl.DataFrame(
+        {"g": ["a", "a", "b", "b"], "y": [True, False, True, False], "s": [0.0, -0.0, 0.5, -0.0]}
+    )
+    want = frame.ireval.best_threshold("y", "s", by="g", criterion=criterion).sort("g")
+    monkeypatch.setattr(packed_points, "keys_hash", lambda keys: pl.lit(12345 << 40, pl.UInt64))
+    got = frame.ireval.best_threshold("y", "s", by="g", criterion=criterion).sort("g")
+    assert want["threshold"][0] == 0.0
+    assert got.to_numpy().tolist() == want.to_numpy().tolist()
+    assert got["threshold"].to_numpy().view("u8").tolist() == want["threshold"].to_numpy().view("u8").tolist()
