@@ -83,6 +83,11 @@ PRUNED: list[dict[str, Any]] = [
     {"criterion": "f1", "max_fpr": 0.1}, {"criterion": "youden", "max_fpr": 1e-30},
     *OPTIONS[11:],
 ]
+# the most specific threshold with recall >= r: a choice, no sort (1e-30 is compared in floats: pruned)
+SPECIFIC: list[dict[str, Any]] = [
+    {"criterion": "specificity", "min_recall": r} for r in (0.0, 1e-30, 0.05, 0.3, 0.5, 0.9, 0.999, 1.0)
+]
+PRUNED += SPECIFIC[:4]
 
 
 def best(df: pl.DataFrame, by: list[str], options: dict[str, Any], engine: str = "auto") -> pl.DataFrame:
@@ -150,7 +155,7 @@ def test_the_bucketed_path_leaves_rows_out(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 1000)
     df = frame(1, n=40_000).filter(pl.col("s").is_finite())
     df = df.with_columns(pl.col("s") + pl.int_range(pl.len()) * 1e-9)  # (distinct scores: fine parts)
-    for options in ({"weights": (1, 2)}, {"criterion": "specificity", "min_recall": 0.9}, {"max_fpr": 0.1}):
+    for options in ({"weights": (1, 2)}, {"criterion": "precision", "min_recall": 0.9}, {"max_fpr": 0.1}):
         best(df, ["g"], options)
     best(df.head(500), ["g"], {"costs": (1, 5)})  # fewer rows than the threshold: every point
     assert len(sorted_rows) == 3 and all(0 < s < k < n / 2 for s, k, n in sorted_rows), sorted_rows
@@ -160,13 +165,13 @@ PATHS = ["hash bits", "join", "shared hash"]
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("options", PRUNED[::3], ids=[str(o) for o in PRUNED[::3]])
+@pytest.mark.parametrize("options", [*PRUNED[::3], SPECIFIC[3]], ids=str)
 def test_each_way_to_number_the_rows_gives_the_same_frame(
     path: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A row finds its group by bits of its keys' hash (few groups), by a join on the hash (many), or,
-    when two groups share a hash, the rows are matched on their keys (rows_that_can_be_best): the frame
-    of every point each way."""
+    when two groups share a hash, the rows are matched on their keys (rows_that_can_be_best; the most
+    specific threshold too): the frame of every point each way."""
     df = frame(3)
     monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 0)
     if path == "join":
@@ -208,6 +213,44 @@ def test_the_bounded_paths_run(monkeypatch: pytest.MonkeyPatch) -> None:
     best(df, ["g"], {"criterion": "f1", "min_specificity": 0.0, "max_fpr": 1.0})  # leave out no point
     best(df, ["g"], {"criterion": "recall", "min_specificity": 0.9, "min_precision": 0.2})
     assert calls == ["most_sensitive_within_bound", "rows_within_bound", "rows_within_bound"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_most_specific_threshold_is_the_frame_of_every_point(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``criterion="specificity"`` with an exact ``min_recall=`` from the bucket counts and the rows of one
+    bucket per group (:func:`~frame_eval.classification.bucketed_best.most_specific_within_recall`), at the
+    size that switches it on: many groups of one to a few rows, a few large ones, heavy ties (a few
+    distinct scores, zeros of both signs, infinities), groups without positives or negatives: the frame
+    of every point, bit for bit, shuffled too; and it runs wherever the bound is exact."""
+    rng = np.random.default_rng(seed)
+    n = frame_thresholds.BUCKETED_ROWS + 20_000
+    tiny = n // 2
+    g = np.where(rng.random(n) < 0.2, rng.integers(0, tiny // 3, n), rng.integers(tiny, tiny + 12, n))
+    large = [0.0, 1.0, 0.001, 0.5, 0.3, 0.02, 0.9, 0.1, 0.6, 0.4, 0.2, 0.7]  # 0.0: no positives
+    share = np.concatenate([rng.random(tiny), large])
+    y = rng.random(n) < share[g]
+    s = rng.integers(-3, 4, n) * 10.0 ** (seed - 1) + np.where(g % 3 == 0, rng.integers(0, 40, n) * 0.01, 0.0)
+    s = np.where(s == 0.0, np.where(rng.random(n) < 0.5, -0.0, 0.0), s)
+    s = np.where(rng.random(n) < 0.001, np.where(rng.random(n) < 0.5, np.inf, -np.inf), s) if seed else s
+    df = pl.DataFrame({"g": g, "y": y, "s": s})
+    calls: list[int] = []
+    real = frame_thresholds.most_specific_within_recall
+    monkeypatch.setattr(
+        frame_thresholds, "most_specific_within_recall", lambda *a: calls.append(len(a)) or real(*a)
+    )
+    got = [best(df, ["g"], options) for options in SPECIFIC]
+    shuffled = best(df.sample(fraction=1.0, shuffle=True, seed=seed), ["g"], SPECIFIC[4], "streaming")
+    alone = best(df.filter(pl.col("g") == tiny + 3), [], SPECIFIC[5])  # (fewer rows: every point)
+    assert len(calls) == len(SPECIFIC)  # every exact bound, and the shuffled frame: 1e-30 not
+    every_point(monkeypatch)
+    for options, frame_ in zip(SPECIFIC, got, strict=True):
+        want = best(df, ["g"], options)
+        assert bits(frame_).equals(bits(want)), (options, frame_, want)
+    assert bits(shuffled).equals(bits(got[4]))
+    assert alone.height == 1 and got[0].height == df.get_column("g").n_unique()
+    assert got[0].get_column("threshold").null_count() < got[0].height  # (not all null)
 
 
 def test_most_sensitive_threshold_is_roc_curves(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -256,7 +299,7 @@ def test_any_thread_count_gives_the_same_frame(tmp_path: Path) -> None:
     df = frame(5, n=60_000)
     df.write_parquet(tmp_path / "rows.parquet")
     options = [{"criterion": "recall", "min_specificity": 0.9}, {"criterion": "f1", "max_fpr": 0.2},
-               {"costs": (1, 5)}]
+               {"costs": (1, 5)}, {"criterion": "specificity", "min_recall": 0.7}]
     outputs = []
     for threads, bucketed in (("1", 0), ("2", 0), ("8", 0), ("2", 1 << 62)):  # bucketed, then every point
         env = {**os.environ, "POLARS_MAX_THREADS": threads, "PYTHONPATH": str(ROOT)}

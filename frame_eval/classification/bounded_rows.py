@@ -25,6 +25,9 @@ same counts with no sort at all: the threshold is the lowest positive score
 above the (m+1)-th highest negative one (or the group's highest score), so
 only the rows of that negative score's bucket are read one by one (those of
 the bucket above too, for a group with no positive above it in its bucket).
+``criterion="specificity"`` with ``min_recall=`` is a choice too
+(:func:`~frame_eval.classification.bucketed_best.most_specific_within_recall`): the k-th highest
+positive score, read in the bucket where the positives from the top reach k.
 
 :func:`rows_that_can_be_best` prunes by the criterion itself, with or without
 a bound. Every criterion and constraint of ``best_threshold`` is monotone: no

@@ -39,12 +39,13 @@ from frame_eval.classification.bounded_rows import (
     _bucket_counts,
     _Buckets,
     _group_by,
+    _per_group,
     kept_buckets,
 )
 from frame_eval.classification.curves import Points
 from frame_eval.classification.packed_points import _order, _score, keys_hash, within_group
 
-__all__ = ["best_in_buckets"]
+__all__ = ["best_in_buckets", "most_specific_within_recall"]
 
 PARTS: Final = 64  # the parts of each kept bucket counted again
 _H, _K, _C = "__fe_hash", "__fe_kept_bucket", "__fe_part"
@@ -112,6 +113,69 @@ def best_in_buckets(
     )
     found = parts.lazy().filter(pl.lit(wanted).gather(pl.col(_C))).select(packed.alias("_key")).collect()
     return _best_points(found.get_column("_key"), keys, groups, second, key_and_allowed)
+
+
+def most_specific_within_recall(
+    rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str, min_recall: tuple[int, int]
+) -> pl.DataFrame | None:
+    """``[*keys, _P, _N, threshold, tp, fp]`` (Int64 counts): ``best_threshold(criterion="specificity",
+    min_recall=a / b)`` (``min_recall``, :func:`~frame_eval.classification.thresholds.exact_bound`'s
+    ``(a, b)``, ``0 <= a <= b``), with no sort of the rows.
+
+    ``TP / P >= a / b`` is ``TP >= k = ceil(P a / b)``; the false positives never fall as the threshold
+    falls, so the fewest, at the highest threshold, are at the highest threshold reaching ``k`` true
+    positives: the k-th highest positive score (ties counted each), or, with ``k = 0``, the group's
+    highest score. Null without positives or negatives. Only the rows of that score's bucket (the
+    highest whose positives from the top reach ``k``) are read one by one; the counts above it come
+    from the bucket counts. None when two groups' keys share a 64-bit hash.
+    """
+    keys = list(keys)
+    a, d = min_recall
+    buckets, counts = _bucket_counts(rows, keys, positive, score)
+    b, n_pos = pl.col(_B), pl.col("_P")
+    big = pl.Int128
+    positives = _per_group(n_pos.sum(), keys)
+    need = (positives.cast(big) * pl.lit(a, big) + pl.lit(d - 1, big)) // pl.lit(d, big)
+    counts = counts.with_columns(
+        need.cast(pl.Int64).alias("__fe_k"), _per_group(n_pos.cum_sum(), keys).alias("__fe_pe"),
+        (pl.col(_ABOVE) - (pl.col("_n") - n_pos)).alias("__fe_a"),
+    )
+    at = b.filter(pl.col("__fe_pe") >= pl.col("__fe_k")).max()  # the bucket of the threshold
+    groups = _group_by(
+        counts, keys, pl.col("_n").sum(), n_pos.sum(), pl.col(_N).first(), pl.col("__fe_k").first(),
+        at.alias("__fe_b"),
+        (pl.col("__fe_pe") - n_pos).filter(b == at).first().alias("__fe_pa"),
+        pl.col("__fe_a").filter(b == at).first().alias("__fe_na"),
+    ).with_columns(  # no threshold to look for without positives or negatives
+        pl.when((pl.col("_P") > 0) & (pl.col(_N) > 0)).then("__fe_b").alias("__fe_b"),
+        (pl.col("__fe_k") - pl.col("__fe_pa")).alias("__fe_r"),  # its rank among the bucket's positives
+    ).with_row_index(_G)
+    groups = groups.with_columns((keys_hash(keys) if keys else pl.lit(0, pl.UInt64)).alias(_H))
+    if groups.get_column(_H).n_unique() < groups.height:
+        return None
+    # the rows of each group's bucket, numbered by their group (the bucketed path's numbering, by hash)
+    wanted = groups.filter(pl.col("__fe_b").is_not_null()).select(
+        _G, _H, pl.col("__fe_b").alias(_B), "__fe_r"
+    ).with_row_index(_K)
+    picked = _rows_of_kept_buckets(rows, keys, positive, score, buckets, groups, wanted)
+    s, y = pl.col(score), pl.col(positive)
+    rank = pl.col("__fe_r").first()
+    threshold = pl.when(rank > 0).then(s.filter(y).top_k(rank).min()).otherwise(s.max())
+    found = picked.lazy().select(
+        (pl.col(_C) // PARTS).alias(_K), positive, score
+    ).join(wanted.lazy().select(_K, _G, "__fe_r"), on=_K).group_by(_G).agg(
+        threshold.alias("threshold"), (y & (s >= threshold)).sum().alias("tp"),
+        (~y & (s >= threshold)).sum().alias("fp"),
+    ).collect()
+    best = groups.join(found, on=_G, how="left")
+    t = pl.col("threshold").cast(pl.Float64)
+    qualifies = pl.col("__fe_b").is_not_null()
+    return best.sort(_G).select(
+        *keys, pl.col("_P").cast(pl.Int64), pl.col(_N).cast(pl.Int64).alias("_N"),
+        pl.when(qualifies).then(pl.when(t == 0.0).then(0.0).otherwise(t)).alias("threshold"),  # -0.0 as 0.0
+        pl.when(qualifies).then(pl.col("__fe_pa") + pl.col("tp").cast(pl.Int64)).alias("tp"),
+        pl.when(qualifies).then(pl.col("__fe_na") + pl.col("fp").cast(pl.Int64)).alias("fp"),
+    )
 
 
 def _rows_of_kept_buckets(

@@ -19,7 +19,7 @@ from frame_eval.classification.bounded_rows import (
     rows_that_can_be_best,
     rows_within_bound,
 )
-from frame_eval.classification.bucketed_best import best_in_buckets
+from frame_eval.classification.bucketed_best import best_in_buckets, most_specific_within_recall
 from frame_eval.classification.counts import (
     AUTO,
     COUNT_NAMES,
@@ -208,8 +208,16 @@ def best_threshold(
             })
         else:
             best = _packed_best(scored, keys, criterion, kwargs)
+            # the most specific threshold with recall >= a / b: the k-th highest positive score, a choice
+            fewest = exact_bound(min_recall) if criterion == "specificity" and min_recall is not None and {
+                k for k, v in kwargs.items() if v is not None
+            } == {"min_recall"} else None
 
             def pruned(rows: pl.DataFrame) -> pl.DataFrame:
+                if fewest is not None and rows.height >= BUCKETED_ROWS:
+                    found = most_specific_within_recall(rows, keys, _POSITIVE, _SCORE, fewest)
+                    if found is not None:  # (else two groups' keys share a hash: the path below)
+                        return found.select(pl.lit(0, pl.UInt64).alias(GROUP_ID), pl.all())
                 if rows.height >= BUCKETED_ROWS:  # only the rows of the buckets that can hold the best point
                     def key_and_allowed(pts: Points) -> tuple[pl.Expr, pl.Expr]:
                         return best_key(pts, True, criterion, dict(kwargs))
