@@ -19,12 +19,8 @@ skm = pytest.importorskip("sklearn.metrics")
 calibration = pytest.importorskip("sklearn.calibration")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="best_threshold with weight=: min_recall compares count >= bound * total in floats; "
-    "bound * P underflows to 0 for a subnormal P, so a threshold with recall 0 passes min_recall",
-)
 def test_weighted_min_recall_with_a_subnormal_positive_weight() -> None:
+    """The bound is compared with the rate as reported (count / total): bound * total underflowed to 0."""
     # one positive of weight 5e-324 (the smallest double) scored 0.25, one negative of weight 1 scored 1
     frame = pl.DataFrame({"y": [True, False], "s": [0.25, 1.0], "w": [5e-324, 1.0]})
     row = frame.ireval.best_threshold("y", "s", min_recall=0.5, criterion="specificity", weight="w").row(
@@ -34,12 +30,8 @@ def test_weighted_min_recall_with_a_subnormal_positive_weight() -> None:
     assert row["threshold"] == 0.25
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="best_threshold with weight=: max_fpr compares fp <= bound * N in floats; 0.9 * 5e-324 rounds "
-    "up to 5e-324, so a threshold with FPR 1 passes max_fpr=0.9",
-)
 def test_weighted_max_fpr_with_one_subnormal_negative() -> None:
+    """0.9 * 5e-324 rounds up to 5e-324: the FPR as reported (1) is what is compared."""
     frame = pl.DataFrame({"y": [False], "s": [0.0], "w": [5e-324]})
     best = frame.ireval.best_threshold("y", "s", max_fpr=0.9, criterion="accuracy", weight="w")
     assert best["threshold"][0] is None, best.row(0, named=True)
@@ -113,18 +105,21 @@ def test_multiclass_brier_of_one_hot_and_uniform_rows() -> None:
     assert abs(got - want) <= 1e-12
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two classes tied at 0.5: scikit-learn's top_k_accuracy_score takes the binary path "
-    "(score of the greater label > 0.5, so a tie predicts the lower label); frame_eval ranks the "
-    "later class first, as in its multi-class rule",
-)
 def test_top_k_of_two_classes_tied_at_one_half_as_scikit_learn() -> None:
+    """scikit-learn's binary path (the second class only above 0.5): a tie of two classes is the first's."""
     frame = pl.DataFrame({"y": [0, 0, 1], "p0": [0.5, 0.5, 0.5], "p1": [0.5, 0.5, 0.5]})
     got = frame.ireval.scores("y", {0: "p0", 1: "p1"}, metrics=["top_k_accuracy(k=1)"], average="macro")
     want = skm.top_k_accuracy_score([0, 0, 1], [0.5, 0.5, 0.5], k=1, labels=[0, 1])
     assert want == 2 / 3
     assert got["value"][0] == want
+    rng = np.random.default_rng(7)  # many rows at 0.5 and at other ties, p0 = 1 - p1 as a classifier gives
+    p1 = rng.choice([0.0, 0.25, 0.5, 0.5, 0.5, 0.75, 1.0, 0.1 + 0.2], size=400)
+    y = rng.integers(0, 2, size=400)
+    frame = pl.DataFrame({"y": y, "p0": 1.0 - p1, "p1": p1})
+    got = frame.ireval.scores("y", {0: "p0", 1: "p1"}, metrics=["top_k_accuracy(k=1)"], average="macro")
+    expr = frame.select(C.top_k_accuracy("y", {0: "p0", 1: "p1"}, k=1)).item()
+    want = skm.top_k_accuracy_score(y, p1, k=1, labels=[0, 1])
+    assert got["value"][0] == expr == want
 
 
 @pytest.mark.parametrize("criterion", ["accuracy", "f1", "youden"])

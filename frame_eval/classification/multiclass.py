@@ -164,7 +164,9 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
     """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?
 
     Class ``i`` is ahead of the row's class ``c`` when it scores higher or, later in sorted order, the
-    same: written out per class (``>`` before ``c``, ``>=`` after), so polars compares columns directly
+    same; with two classes, earlier in sorted order (scikit-learn's binary rule: the second class only
+    above 0.5, so a tie is the first's). Written out per class (``>`` or ``>=``), so polars compares
+    columns directly
     (half the time of picking each row's own score first). Fewer than ``k`` classes ahead is tested on
     the comparisons' bitmaps (:func:`fewer_than`), not by adding them up as integers. A label that is no
     class is refused before (a frame method's checks; :func:`known_labels` in the expression), and a
@@ -172,9 +174,10 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
     method's checks refuse them), so none is looked for.
     """
     scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
+    later_first = len(pairs) != 2
     hits = []
     for c, (label, _) in enumerate(pairs):
-        ahead = [(scores[i] > scores[c]) if i < c else (scores[i] >= scores[c])
+        ahead = [(scores[i] >= scores[c]) if (i > c) == later_first else (scores[i] > scores[c])
                  for i in range(len(pairs)) if i != c]
         ahead = ahead if checked else [a.fill_null(False) for a in ahead]
         hits.append((pl.col(actual) == label) & fewer_than(ahead, k))
@@ -269,7 +272,8 @@ TOP_K_ACCURACY = _spec(
     doc=Doc(
         "C.top_k_accuracy",
         "share of rows whose class is among the k best-scored classes, ties as scikit-learn's "
-        "`top_k_accuracy_score` (the later class in sorted order first); reads one score column per class "
+        "`top_k_accuracy_score` (the later class in sorted order first; with two classes the first, as in "
+        "its binary rule); reads one score column per class "
         "(`scores(..., score={class: column}, average=...)`)",
         "no rows",
         names=("top_k_accuracy(k=2)",),
@@ -361,7 +365,9 @@ def top_k_accuracy(
 
     A row counts when fewer than ``k`` classes rank above its actual class:
     those with a higher score, and those later in sorted label order with the
-    same score (scikit-learn's tie order). ``k`` at least the number of
+    same score (scikit-learn's tie order; with two classes, the first class
+    wins a tie, as in scikit-learn's binary rule, where the second counts only
+    above 0.5). ``k`` at least the number of
     classes gives 1. With ``weight``, the weighted share. Null without rows.
 
     >>> import polars as pl

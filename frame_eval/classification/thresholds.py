@@ -129,13 +129,15 @@ def _combination(
 
 
 def at_least(count: pl.Expr, total: pl.Expr, bound: float, exact: bool) -> pl.Expr:
-    """``count / total >= bound`` (false where ``total`` is 0), exactly for integer counts."""
+    """``count / total >= bound`` (false where ``total`` is 0), exactly for integer counts; for weighted
+    counts the rate as reported (a float division) against the bound, which ``bound * total`` is not
+    where it underflows (a subnormal total) or rounds up."""
     ratio = exact_bound(bound) if exact else None
     if ratio is not None:
         numerator, denominator = ratio
         held = count.cast(_BIG) * pl.lit(denominator, _BIG) >= pl.lit(numerator, _BIG) * total.cast(_BIG)
     else:
-        held = count >= bound * total
+        held = count / total >= bound
     return (total > 0) & held
 
 
@@ -158,7 +160,7 @@ def _constraints(
             bound = pl.lit(numerator, _BIG) * pts.negatives.cast(_BIG)
             held = pts.fp.cast(_BIG) * pl.lit(denominator, _BIG) <= bound
         else:
-            held = pts.fp <= max_fpr * pts.negatives
+            held = pts.fp / pts.negatives <= max_fpr  # the reported FPR (see at_least)
         ok = ok & (pts.negatives > 0) & held
     return ok
 
