@@ -30,6 +30,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from frame_eval.classification.counts import ACTUAL, AUTO
+from frame_eval.classification.counts import ratio as true_ratio
 from frame_eval.classification.curves import SCORE, Points, _expr, _points_of, _spec, measure_of
 from frame_eval.registry import Doc, Param
 
@@ -78,8 +79,8 @@ def _weighted_criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
     both = (positives > 0) & (negatives > 0)
     if criterion == "accuracy":
         return tp - fp, (positives + negatives) > 0
-    if criterion == "youden":
-        return tp / positives - fp / negatives, both
+    if criterion == "youden":  # true divisions (counts.ratio): polars divides by a total via its reciprocal
+        return true_ratio(tp, positives) - true_ratio(fp, negatives), both
     if criterion == "f1":
         return 2.0 * tp / (tp + fp + positives), (positives > 0) | (negatives > 0)
     if criterion == "recall":
@@ -89,7 +90,7 @@ def _weighted_criterion(pts: Points, criterion: str) -> tuple[pl.Expr, pl.Expr]:
     if criterion == "precision":
         return tp / (tp + fp), (tp + fp) > 0
     fn = positives - tp
-    return -((fp / negatives) ** 2 + (fn / positives) ** 2), both
+    return -(true_ratio(fp, negatives) ** 2 + true_ratio(fn, positives) ** 2), both
 
 
 def decimal(value: float) -> Fraction:
@@ -130,14 +131,14 @@ def _combination(
 
 def at_least(count: pl.Expr, total: pl.Expr, bound: float, exact: bool) -> pl.Expr:
     """``count / total >= bound`` (false where ``total`` is 0), exactly for integer counts; for weighted
-    counts the rate as reported (a float division) against the bound, which ``bound * total`` is not
-    where it underflows (a subnormal total) or rounds up."""
+    counts the rate as reported (a true division, ``counts.ratio``) against the bound, which ``bound * total``
+    is not where it underflows (a subnormal total) or rounds up."""
     ratio = exact_bound(bound) if exact else None
     if ratio is not None:
         numerator, denominator = ratio
         held = count.cast(_BIG) * pl.lit(denominator, _BIG) >= pl.lit(numerator, _BIG) * total.cast(_BIG)
     else:
-        held = count / total >= bound
+        held = true_ratio(count, total) >= bound
     return (total > 0) & held
 
 
@@ -160,7 +161,7 @@ def _constraints(
             bound = pl.lit(numerator, _BIG) * pts.negatives.cast(_BIG)
             held = pts.fp.cast(_BIG) * pl.lit(denominator, _BIG) <= bound
         else:
-            held = pts.fp / pts.negatives <= max_fpr  # the reported FPR (see at_least)
+            held = true_ratio(pts.fp, pts.negatives) <= max_fpr  # the reported FPR (see at_least)
         ok = ok & (pts.negatives > 0) & held
     return ok
 
