@@ -27,11 +27,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
+from timing import best_and_median as timed  # (this folder: first on the path of a script run from it)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,17 +45,6 @@ CALLS: dict[str, tuple[str, dict[str, object]]] = {
     "ece_uniform": ("probabilities", {"metrics": ["ECE(n_bins=10, strategy=uniform)"]}),
     "ece_quantile": ("probabilities", {"metrics": ["ECE(n_bins=10, strategy=quantile)"]}),
 }
-
-
-def timed(call: Callable[[], object], repeat: int) -> tuple[float, float, float, float]:
-    """(best wall, median wall, best CPU, median CPU) seconds of ``repeat`` calls."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        began, began_cpu = time.perf_counter(), time.process_time()
-        call()
-        walls.append(time.perf_counter() - began)
-        cpus.append(time.process_time() - began_cpu)
-    return min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)
 
 
 def in_process(data: Path, repeat: int, only: list[str], save: Path | None) -> None:

@@ -1,7 +1,8 @@
-"""The median wall and CPU seconds of a call repeated in this process (the call-by-call scripts' clock)."""
+"""The wall and CPU seconds of a call repeated in this process (the call-by-call scripts' clock)."""
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,3 +18,14 @@ def median_times(step: Callable[[], Any], repeat: int) -> tuple[float, float, An
         runs.append((time.perf_counter() - wall, time.process_time() - cpu))
     walls, cpus = sorted(r[0] for r in runs), sorted(r[1] for r in runs)
     return walls[repeat // 2], cpus[repeat // 2], value
+
+
+def best_and_median(call: Callable[[], object], repeat: int) -> tuple[float, float, float, float]:
+    """(best wall, median wall, best CPU, median CPU) seconds of ``repeat`` calls of ``call``."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        call()
+        walls.append(time.perf_counter() - began)
+        cpus.append(time.process_time() - began_cpu)
+    return min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)

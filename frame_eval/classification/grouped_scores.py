@@ -231,9 +231,9 @@ def frame_point_areas(points: pl.DataFrame, names: Sequence[str]) -> pl.DataFram
     return result.select(_G, *names)
 
 
-def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
-    """The columns :func:`~frame_eval._float.pairwise_sums` adds for the areas among ``names`` but EER (each
-    mapped to whether it is added from the group's last point up) and their terms, read off the points."""
+def _terms_of_points() -> tuple[pl.Expr, pl.Expr, pl.Expr, dict[str, pl.Expr]]:
+    """(is the row's group the row before's, tp, fp, ``point_terms`` of each point and the point before
+    it in its group: the origin before a group's first)."""
     group = pl.col(_G)
     same = group == group.shift(1)
     tp, fp = pl.col("tp"), pl.col("fp")
@@ -241,7 +241,14 @@ def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
     def before(e: pl.Expr) -> pl.Expr:
         return pl.when(same).then(e.shift(1)).otherwise(0)
 
-    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+    return same, tp, fp, point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+
+
+def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
+    """The columns :func:`~frame_eval._float.pairwise_sums` adds for the areas among ``names`` but EER (each
+    mapped to whether it is added from the group's last point up) and their terms, read off the points."""
+    group = pl.col(_G)
+    same, tp, fp, terms = _terms_of_points()
     sums: dict[str, bool] = {}
     columns = []
     if "ROC_AUC" in names:
@@ -272,14 +279,7 @@ def _area_terms(names: Sequence[str]) -> tuple[dict[str, bool], list[pl.Expr]]:
 
 def _first_crossings(points: pl.LazyFrame) -> pl.LazyFrame:
     """``[_G, EER]``: each group's EER, at its first point with FPR >= FNR."""
-    group = pl.col(_G)
-    same = group == group.shift(1)
-    tp, fp = pl.col("tp"), pl.col("fp")
-
-    def before(e: pl.Expr) -> pl.Expr:
-        return pl.when(same).then(e.shift(1)).otherwise(0)
-
-    terms = point_terms(tp, fp, before(tp), before(fp), pl.col("_P"), pl.col("_N"))
+    terms = _terms_of_points()[3]
     # the terms as columns first, then the first crossing of each group: the same values as
     # area("EER", ...) inside the agg, which polars 2.1 cannot plan on an empty input (a panic)
     crossing = points.with_columns(terms["EER"].alias("EER"), terms["EER_crossed"].alias("_crossed"))
