@@ -210,7 +210,7 @@ def test_expressions_refuse_a_label_without_a_column(engine: str) -> None:
              "prob=": [C.log_loss("y", cols), C.brier_score("y", cols)]}
     for option, group in exprs.items():
         for expr in group:
-            message = r"column 'y' holds the label 'eel' \(first at row \d, counting from 0\), which is no"
+            message = r"column 'y' holds the label 'eel', which is no"
             with pytest.raises(ValueError, match=f"{message} key of {option}"):
                 df.lazy().group_by("g").agg(expr).collect(engine=engine)  # type: ignore[call-overload]
             # without the stray label every value is there (the null label's row is left out)

@@ -114,8 +114,8 @@ def known_labels(value: pl.Expr, column: str, labels: Sequence[Any], option: str
 
     scikit-learn refuses a label that has no score column; so does every frame method here. An
     expression cannot look at the data before it runs, so it checks as it runs: a ``ValueError``
-    naming the column, the label and its row (counting from 0, in the column as the expression reads
-    it).
+    naming the column and the label (not its row: polars may hand the check any slice of the column,
+    which keeps it one pass over the column however many groups there are).
     Null labels pass (the measures leave those rows out).
     """
     known = list(labels)
@@ -123,9 +123,8 @@ def known_labels(value: pl.Expr, column: str, labels: Sequence[Any], option: str
     def check(values: pl.Series) -> pl.Series:
         unknown = values.is_not_null() & ~values.is_in(known)
         if unknown.any():
-            row = int(unknown.arg_true()[0])
             raise ValueError(
-                f"column {column!r} holds the label {values[row]!r} (first at row {row}, counting from 0), "
+                f"column {column!r} holds the label {values.filter(unknown)[0]!r}, "
                 f"which is no key of {option} {known!r}; give every class a column in "
                 f"{option}{{class label: column}}, or filter those rows out first"
             )

@@ -164,14 +164,14 @@ def top_k_hits(actual: str, pairs: list[tuple[Any, str]], k: int, *, checked: bo
     """Per row: is the actual class among the ``k`` best scores (scikit-learn's tie order)?
 
     Class ``i`` is ahead of the row's class ``c`` when it scores higher or, later in sorted order, the
-    same; with two classes, earlier in sorted order (scikit-learn's binary rule: the second class only
-    above 0.5, so a tie is the first's). Written out per class (``>`` or ``>=``), so polars compares
-    columns directly
-    (half the time of picking each row's own score first). Fewer than ``k`` classes ahead is tested on
-    the comparisons' bitmaps (:func:`fewer_than`), not by adding them up as integers. A label that is no
-    class is refused before (a frame method's checks; :func:`known_labels` in the expression), and a
-    null label's row is left out after. ``checked``: the frame has no null score either (a frame
-    method's checks refuse them), so none is looked for.
+    same; with two classes, earlier in sorted order (for complementary probabilities, p0 = 1 - p1, that
+    is scikit-learn's binary rule: the second class only above 0.5). Written out per class (``>`` or
+    ``>=``), so polars compares columns directly (half the time of picking each row's own score
+    first). Fewer than ``k`` classes ahead is tested on the comparisons' bitmaps (:func:`fewer_than`),
+    not by adding them up as integers. A label that is no class is refused before (a frame method's
+    checks; :func:`known_labels` in the expression), and a null label's row is left out after.
+    ``checked``: the frame has no null score either (a frame method's checks refuse them), so none is
+    looked for.
     """
     scores = [pl.col(col).cast(pl.Float64) for _, col in pairs]
     later_first = len(pairs) != 2
@@ -272,8 +272,9 @@ TOP_K_ACCURACY = _spec(
     doc=Doc(
         "C.top_k_accuracy",
         "share of rows whose class is among the k best-scored classes, ties as scikit-learn's "
-        "`top_k_accuracy_score` (the later class in sorted order first; with two classes the first, as in "
-        "its binary rule); reads one score column per class "
+        "`top_k_accuracy_score` (the later class in sorted order first; with two classes the first: for "
+        "complementary probabilities its binary rule, the second class only above 0.5); reads one score "
+        "column per class "
         "(`scores(..., score={class: column}, average=...)`)",
         "no rows",
         names=("top_k_accuracy(k=2)",),
@@ -365,9 +366,10 @@ def top_k_accuracy(
 
     A row counts when fewer than ``k`` classes rank above its actual class:
     those with a higher score, and those later in sorted label order with the
-    same score (scikit-learn's tie order; with two classes, the first class
-    wins a tie, as in scikit-learn's binary rule, where the second counts only
-    above 0.5). ``k`` at least the number of
+    same score (scikit-learn's tie order; with two classes the first class
+    wins a tie, which for complementary probabilities, p0 = 1 - p1, is
+    scikit-learn's binary rule: the second class only above 0.5; scikit-learn
+    reads only the second column there). ``k`` at least the number of
     classes gives 1. With ``weight``, the weighted share. Null without rows.
 
     >>> import polars as pl
