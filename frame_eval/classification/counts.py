@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -75,6 +75,20 @@ class Counts:
         return cls(*(pl.col(names.get(k, k)) for k in ("tp", "fp", "fn", "tn")))
 
 
+def checked_as_it_runs(column: str, check: Callable[[pl.Series], None]) -> pl.Expr:
+    """``True`` once ``check`` (which raises on bad values) has passed over the values of ``column``.
+
+    An expression cannot see its data before it runs, so its checks run with it: elementwise, so
+    polars may call ``check`` on any slice of the column, in one pass however many groups there are.
+    """
+
+    def passed(values: pl.Series) -> pl.Series:
+        check(values)
+        return pl.repeat(True, values.len(), dtype=pl.Boolean, eager=True)
+
+    return pl.col(column).map_batches(passed, return_dtype=pl.Boolean, is_elementwise=True).all()
+
+
 def default_positive_check(column: str) -> pl.Expr:
     """``True`` when the labels of ``column`` suit the default positive class (``True`` / ``1``); else raises.
 
@@ -86,7 +100,7 @@ def default_positive_check(column: str) -> pl.Expr:
     instead. Nulls are not checked (they are not counted).
     """
 
-    def check(labels: pl.Series) -> pl.Series:
+    def check(labels: pl.Series) -> None:
         fix = (
             "pass positive=<label> to score one class against the rest, or average='macro' "
             "('micro', 'weighted') for a multi-class average"
@@ -103,24 +117,22 @@ def default_positive_check(column: str) -> pl.Expr:
                     f"column {column!r} holds integer labels other than 0 and 1 (e.g. {other[0]}), which "
                     f"the default positive class 1 would count as negative; {fix}"
                 )
-        return pl.repeat(True, labels.len(), dtype=pl.Boolean, eager=True)
 
-    return pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
+    return checked_as_it_runs(column, check)
 
 
 def known_labels(value: pl.Expr, column: str, labels: Sequence[Any], option: str) -> pl.Expr:
     """``value``, after checking that every label of ``column`` is one of ``labels`` (the keys of the
     ``option`` mapping, one score column per class); else raises when the expression runs.
 
-    scikit-learn refuses a label that has no score column; so does every frame method here. An
-    expression cannot look at the data before it runs, so it checks as it runs: a ``ValueError``
-    naming the column and the label (not its row: polars may hand the check any slice of the column,
-    which keeps it one pass over the column however many groups there are).
+    scikit-learn refuses a label that has no score column; so does every frame method here. The
+    expression checks as it runs (:func:`checked_as_it_runs`): a ``ValueError`` naming the column and
+    the label (not its row: the check may see any slice of the column).
     Null labels pass (the measures leave those rows out).
     """
     known = list(labels)
 
-    def check(values: pl.Series) -> pl.Series:
+    def check(values: pl.Series) -> None:
         unknown = values.is_not_null() & ~values.is_in(known)
         if unknown.any():
             raise ValueError(
@@ -128,10 +140,8 @@ def known_labels(value: pl.Expr, column: str, labels: Sequence[Any], option: str
                 f"which is no key of {option} {known!r}; give every class a column in "
                 f"{option}{{class label: column}}, or filter those rows out first"
             )
-        return pl.repeat(True, values.len(), dtype=pl.Boolean, eager=True)
 
-    guard = pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
-    return pl.when(guard).then(value)
+    return pl.when(checked_as_it_runs(column, check)).then(value)
 
 
 def checked(value: pl.Expr, columns: Sequence[str], positive: Any) -> pl.Expr:
@@ -162,7 +172,7 @@ def weight_check(column: str) -> pl.Expr:
     position is the row's place within the group, counting from 0.
     """
 
-    def check(weights: pl.Series) -> pl.Series:
+    def check(weights: pl.Series) -> None:
         if not weights.dtype.is_numeric():
             raise TypeError(
                 f"weight column {column!r} must hold numbers (sample weights >= 0), got {weights.dtype}; "
@@ -176,9 +186,8 @@ def weight_check(column: str) -> pl.Expr:
                 f"weight column {column!r} holds {values[where]} at position {where} of the group "
                 f"(counting from 0); sample weights must be finite numbers >= 0: drop or fix that row"
             )
-        return pl.repeat(True, weights.len(), dtype=pl.Boolean, eager=True)
 
-    return pl.col(column).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True).all()
+    return checked_as_it_runs(column, check)
 
 
 # the weight column the frame methods make after checking the caller's weights with their rows
