@@ -371,12 +371,15 @@ def frame_pairwise_sums(
     return result
 
 
-def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
+def row_sum(terms: Sequence[pl.Expr], *, no_negative_zero: bool = False) -> pl.Expr:
     """The sum across ``terms`` (one expression per column) in NumPy's pairwise order, row by row.
 
     ``np.sum(a, axis=1)`` of a C-ordered array adds each row's values as
     :func:`numpy_sum` adds a vector; the tree depends only on the number of
-    columns, so it is built here once, as one expression.
+    columns, so it is built here once, as one expression. NumPy starts a short
+    row at -0.0, which changes no sum but one of only -0.0: that one is made 0.0
+    at the end, a step ``no_negative_zero=True`` leaves out for terms that are
+    never -0.0 (squares, say).
 
     >>> import polars as pl
     >>> df = pl.DataFrame({f"c{i}": [0.1] for i in range(10)})
@@ -385,9 +388,9 @@ def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
     """
     def tree(items: Sequence[pl.Expr]) -> pl.Expr:
         n = len(items)
-        if n < 8:
-            total = pl.lit(-0.0)
-            for item in items:
+        if n < 8:  # from the first item: adding it to NumPy's -0.0 start gives its own bits
+            total = items[0]
+            for item in items[1:]:
                 total = total + item
             return total
         if n <= _BLOCK:
@@ -403,7 +406,8 @@ def row_sum(terms: Sequence[pl.Expr]) -> pl.Expr:
         half -= half % 8
         return tree(items[:half]) + tree(items[half:])
 
-    return positive_zero(tree([t.cast(pl.Float64) for t in terms]))  # np.sum of only -0.0 is 0.0
+    total = tree([t.cast(pl.Float64) for t in terms])
+    return total if no_negative_zero else positive_zero(total)  # np.sum of only -0.0 is 0.0
 
 
 def positive_zero(value: pl.Expr) -> pl.Expr:

@@ -105,16 +105,9 @@ def _squared_gaps(hits: list[pl.Expr], probs: list[pl.Expr]) -> pl.Expr:
     The gap is ``1 - p`` for the row's class and ``-p`` for the others, and ``(-p)^2`` is ``p * p``
     exactly, so each square is ``g * g`` of ``g = 1 - p`` or ``p``: one choice per class instead of a
     cast and a subtraction (far cheaper in polars; see benchmarks/NOTES.md). Squares are never -0.0, so
-    ``row_sum``'s start at -0.0 and its final -0.0 to 0.0 change nothing: below 8 classes, its
-    left-to-right sum from the first square gives the same bits."""
+    ``row_sum`` need not turn a -0.0 sum into 0.0."""
     gaps = [pl.when(hit).then(1.0 - p).otherwise(p) for hit, p in zip(hits, probs, strict=True)]
-    squares = [g * g for g in gaps]
-    if len(squares) >= 8:
-        return row_sum(squares)
-    total = squares[0]
-    for square in squares[1:]:
-        total = total + square
-    return total
+    return row_sum([g * g for g in gaps], no_negative_zero=True)
 
 
 def _long_rows(columns: Any) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, pl.Expr]:
