@@ -57,8 +57,8 @@ import polars as pl
 from frame_eval._own_thread import on_own_thread
 
 __all__ = [
-    "Mean", "aggregation", "exact_mean", "exact_means", "group_values", "part_means", "python_mean",
-    "python_total",
+    "Mean", "aggregation", "exact_mean", "exact_means", "fraction_halves", "group_values", "part_means",
+    "python_mean", "python_total",
 ]
 
 _E, _HIGH, _LOW, _ROWS = "__fe_xs_e", "__fe_xs_high", "__fe_xs_low", "__fe_xs_rows"
@@ -82,16 +82,19 @@ def _lit(value: int) -> pl.Expr:
     return pl.lit(value, _U64)
 
 
+def fraction_halves(bits: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """The high and low 26-bit halves of the stored fraction of doubles given by their bits (UInt64):
+    what an exact sum adds (as UInt64 sums, under 2^26 per row, so no overflow below 2^38 rows)."""
+    half = _lit((1 << 26) - 1)
+    return (bits // _lit(1 << 26)) & half, bits & half
+
+
 def _parts(value: pl.Expr) -> list[pl.Expr]:
     """Row-wise: the top 12 bits ``_E`` (sign, biased exponent) and the two 26-bit halves ``_HIGH``,
     ``_LOW`` of the stored fraction."""
     bits = value.cast(pl.Float64).reinterpret(dtype=_U64)
-    half = _lit((1 << 26) - 1)
-    return [
-        (bits // _lit(1 << 52)).cast(pl.UInt16).alias(_E),
-        ((bits // _lit(1 << 26)) & half).alias(_HIGH),
-        (bits & half).alias(_LOW),
-    ]
+    high, low = fraction_halves(bits)
+    return [(bits // _lit(1 << 52)).cast(pl.UInt16).alias(_E), high.alias(_HIGH), low.alias(_LOW)]
 
 
 class _Total:

@@ -222,12 +222,8 @@ def _uniform_bins(scored: pl.LazyFrame, keys: list[str], positive: str, prob: st
     each bin's parts then give its exact mean (:func:`~frame_eval.classification.quantile_bins.bin_means`)."""
     p, u64 = pl.col(prob).cast(pl.Float64), pl.UInt64
     bits = p.reinterpret(dtype=u64)
-    half = pl.lit((1 << 26) - 1, u64)
     place = _row_bins(p, _levels(n_bins)[1:-1]) * pl.lit(4096, u64) + bits // pl.lit(1 << 52, u64)
-    parts = scored.group_by(*keys, place.alias(qb.PLACE)).agg(
-        pl.len().cast(pl.Int64).alias(qb.N), pl.col(positive).sum().cast(pl.Int64).alias(qb.POS),
-        ((bits // pl.lit(1 << 26, u64)) & half).sum().alias(qb.HIGH), (bits & half).sum().alias(qb.LOW),
-    )
+    parts = scored.group_by(*keys, place.alias(qb.PLACE)).agg(qb.bin_sums(bits, positive))
     schema = {**scored.select(keys).collect_schema(), "bin": pl.Int64, "count": pl.Int64,
               "mean_predicted": pl.Float64, "fraction_positive": pl.Float64}
 

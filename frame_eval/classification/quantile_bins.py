@@ -36,7 +36,7 @@ from typing import Final
 
 import polars as pl
 
-from frame_eval._exact_sum import part_means
+from frame_eval._exact_sum import fraction_halves, part_means
 from frame_eval._float import positive_zero
 from frame_eval._own_thread import on_own_thread
 from frame_eval.classification.counts import ratio
@@ -64,11 +64,13 @@ def _bucket(bits: pl.Expr) -> pl.Expr:
     return (bits // _lit(1 << (52 - _K))).cast(pl.UInt32)
 
 
-def _sums(bits: pl.Expr) -> list[pl.Expr]:
-    """Aggregations: rows, positives (``_Y``) and the two 26-bit halves of the values' fractions."""
+def bin_sums(bits: pl.Expr, positive: str) -> list[pl.Expr]:
+    """Aggregations: rows, positives (the Boolean column ``positive``) and the two 26-bit halves of the
+    fractions of the values whose bits are ``bits`` (the parts :func:`bin_means` reads)."""
+    high, low = fraction_halves(bits)
     return [
-        pl.len().cast(pl.Int64).alias(N), pl.col(_Y).sum().cast(pl.Int64).alias(POS),
-        ((bits // _lit(1 << 26)) & _lit(_HALF)).sum().alias(HIGH), (bits & _lit(_HALF)).sum().alias(LOW),
+        pl.len().cast(pl.Int64).alias(N), pl.col(positive).sum().cast(pl.Int64).alias(POS),
+        high.sum().alias(HIGH), low.sum().alias(LOW),
     ]
 
 
@@ -235,7 +237,7 @@ def quantile_bins(
             positive_zero(pl.col(prob)).reinterpret(dtype=_U64).alias(_BITS),
         )
         bits = pl.col(_BITS)
-        hist = frame.lazy().group_by(*group_keys, _bucket(bits).alias(_B)).agg(*_sums(bits))
+        hist = frame.lazy().group_by(*group_keys, _bucket(bits).alias(_B)).agg(*bin_sums(bits, _Y))
         hist = hist.sort([*group_keys, _B]).collect().with_row_index("row").with_columns(
             pl.struct(group_keys).rle_id().alias(_G), (pl.col(N).cum_sum() - pl.col(N)).alias(_AT),
         )
