@@ -33,7 +33,7 @@ from frame_eval._own_thread import apart, in_background, on_own_thread
 from frame_eval.classification import packed_points
 from frame_eval.classification.counts import ratio
 from frame_eval.classification.curves import point_terms
-from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, within_group
+from frame_eval.classification.packed_points import _G, _L, _S, points_of_rows, told_apart, within_group
 
 SCORE_MEASURES: Final = ("ROC_AUC", "average_precision", "PR_AUC", "EER")
 
@@ -88,14 +88,11 @@ def _measured(rows: pl.DataFrame, keys: list[str], number: pl.Expr, names: list[
     first = (pl.col(_G) != pl.col(_G).shift(1)).fill_null(True)
     totals = points.filter(first).select(_G, "_P", "_N")
     measured = totals.join(frame_point_areas(points, names), on=_G, how="left", maintain_order="left")
-    groups = table[0]()
-    merged = pl.col(_G).is_duplicated()
-    result = groups.filter(~merged).join(measured, on=_G, how="left").select(*keys, *defined_areas(names))
-    shared = groups.filter(merged).select(keys)
-    if shared.is_empty():
+    own, shared, again = told_apart(rows.lazy(), table[0]().lazy(), keys, _G)
+    result = own.join(measured.lazy(), on=_G, how="left").select(*keys, *defined_areas(names)).collect()
+    if shared.select(pl.len()).collect().item() == 0:
         return result
-    again = rows.join(shared, on=keys, how="semi", nulls_equal=True, maintain_order="left")
-    per_group = _sorted_per_group(again.lazy(), keys, pl.col(_L), pl.col(_S), names)
+    per_group = _sorted_per_group(again, keys, pl.col(_L), pl.col(_S), names)
     return pl.concat([result, per_group.collect(engine="in-memory")])
 
 
@@ -134,7 +131,6 @@ def _sorted_per_group(
 
 # -- one sort of all rows: the group, the score and the label packed in one 128-bit key -------------------
 
-_RUN_POINTS: Final = {_G: pl.UInt64, "tp": pl.Int64, "fp": pl.Int64, "_P": pl.Int64, "_N": pl.Int64}
 
 
 def _points_of_rows(
