@@ -53,6 +53,17 @@ _TP_ABOVE, _FP_ABOVE = "__fe_tp_above", "__fe_fp_above"  # a part's group's rows
 _BIG = pl.UInt128
 
 
+def _hashed(keys: Sequence[str]) -> pl.Expr:
+    return keys_hash(keys) if keys else pl.lit(0, pl.UInt64)
+
+
+def _numbered(groups: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame | None:
+    """The group table ``groups`` (a row per group) numbered (``_G``) and hashed (``_H``); None when two
+    groups share a hash (the caller's rows find their group by hash)."""
+    groups = groups.with_row_index(_G).with_columns(_hashed(keys).alias(_H))
+    return None if groups.get_column(_H).n_unique() < groups.height else groups
+
+
 def best_in_buckets(
     rows: pl.DataFrame, keys: Sequence[str], positive: str, score: str,
     key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]],
@@ -69,16 +80,13 @@ def best_in_buckets(
     keys = list(keys)
     buckets, counts = _bucket_counts(rows, keys, positive, score)
     counts = kept_buckets(counts, keys, key_and_allowed)
-    hashed = keys_hash(keys) if keys else pl.lit(0, pl.UInt64)
-    groups = _group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum()).with_columns(
-        hashed.alias(_H)
-    ).with_row_index(_G)
-    if groups.get_column(_H).n_unique() < groups.height:
+    groups = _numbered(_group_by(counts, keys, pl.col("_n").sum(), pl.col("_P").sum()), keys)
+    if groups is None:
         return None
     if keys:
         counts = counts.join(groups.select(*keys, _G, _H), on=keys, nulls_equal=True, maintain_order="left")
     else:
-        counts = counts.with_columns(pl.lit(0, pl.UInt32).alias(_G), hashed.alias(_H))
+        counts = counts.with_columns(pl.lit(0, pl.UInt32).alias(_G), _hashed(keys).alias(_H))
     # the kept buckets, numbered in (group, bucket) order
     kept = counts.filter(KEPT).sort(_G, _B).with_row_index(_K)
     parts = _rows_of_kept_buckets(rows, keys, positive, score, buckets, groups, kept)
@@ -149,9 +157,9 @@ def most_specific_within_recall(
     ).with_columns(  # no threshold to look for without positives or negatives
         pl.when((pl.col("_P") > 0) & (pl.col(_N) > 0)).then("__fe_b").alias("__fe_b"),
         (pl.col("__fe_k") - pl.col("__fe_pa")).alias("__fe_r"),  # its rank among the bucket's positives
-    ).with_row_index(_G)
-    groups = groups.with_columns((keys_hash(keys) if keys else pl.lit(0, pl.UInt64)).alias(_H))
-    if groups.get_column(_H).n_unique() < groups.height:
+    )
+    groups = _numbered(groups, keys)
+    if groups is None:
         return None
     # the rows of each group's bucket, numbered by their group (the bucketed path's numbering, by hash)
     wanted = groups.filter(pl.col("__fe_b").is_not_null()).select(
