@@ -14,15 +14,18 @@ How: a finite double is ``+-m * 2^(q - 1075)``, ``m`` an integer below 2^53
 and ``q`` its biased exponent (1 for subnormals and zeros). Integers add
 exactly in any order, so the doubles are grouped by their top 12 bits
 (sign and biased exponent: within a part every value has the same sign and
-scale), and one group-by per summed column adds, per (group, top bits), the
-rows and the two 26-bit halves of the stored fraction as UInt64 (under 2^26
-a row: no overflow below 2^38 rows); the leading 1 of normal doubles is the
-rows times 2^52. A group's parts, a few dozen (one per sign and exponent its
-terms take), are then combined with Python's integers, ``sum(+-(high * 2^26
-+ low + rows * 2^52) * 2^q)`` in units of 2^-1075, and the quotient of two such integers is
-Python's ``int / int``: correctly rounded, and ``OverflowError`` past the
-largest double (taken as an infinity of the sum's sign: what rounding to
-nearest gives there). Only the parts, never the rows, reach Python.
+scale), and a group-by adds, per (group, top bits), the rows and the two
+26-bit halves of the stored fraction as UInt64 (under 2^26 a row: no
+overflow below 2^38 rows); the leading 1 of normal doubles is the rows times
+2^52. Two summed columns (a weighted mean's terms and weights) share one
+group-by of (group, top bits of each), whose rows are then added up per
+column. A group's parts, a few dozen (one per sign and exponent its terms
+take), are then combined with Python's integers, ``sum(+-(high * 2^26 + low
++ rows * 2^52) * 2^q)`` in units of 2^-1075, and the quotient of two such
+integers is Python's ``int / int``: correctly rounded, and ``OverflowError``
+past the largest double (taken as an infinity of the sum's sign: what
+rounding to nearest gives there). Only the parts, never the rows, reach
+Python.
 
 Edge cases:
 - non-finite terms or weights: each sum is then what IEEE addition gives
@@ -36,7 +39,7 @@ Edge cases:
   to the subnormal grid).
 
 Two front ends share the rounding: :func:`exact_means`, every group of a
-frame from one group-by per summed column (the parts above), and
+frame from a group-by per two summed columns (the parts above), and
 :func:`exact_mean`, an aggregation for ``group_by(...).agg`` and ``select``
 (:func:`python_mean` in other aggregations) that takes a group's values to
 Python and finds the same exact sum there (``math.fsum`` of the values, then
@@ -89,12 +92,13 @@ def fraction_halves(bits: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     return (bits // _lit(1 << 26)) & half, bits & half
 
 
-def _parts(value: pl.Expr) -> list[pl.Expr]:
-    """Row-wise: the top 12 bits ``_E`` (sign, biased exponent) and the two 26-bit halves ``_HIGH``,
-    ``_LOW`` of the stored fraction."""
+def _parts(value: pl.Expr, suffix: str = "") -> list[pl.Expr]:
+    """Row-wise: the top 12 bits ``_E`` (sign, biased exponent; UInt64, as it comes: a cast to a
+    narrower type costs more than it saves) and the two 26-bit halves ``_HIGH``, ``_LOW`` of the stored
+    fraction, their names ending in ``suffix``."""
     bits = value.cast(pl.Float64).reinterpret(dtype=_U64)
     high, low = fraction_halves(bits)
-    return [(bits // _lit(1 << 52)).cast(pl.UInt16).alias(_E), high.alias(_HIGH), low.alias(_LOW)]
+    return [(bits // _lit(1 << 52)).alias(_E + suffix), high.alias(_HIGH + suffix), low.alias(_LOW + suffix)]
 
 
 class _Total:
@@ -186,15 +190,34 @@ def part_means(groups: int, group: Sequence[int], top: Sequence[int], high: Sequ
 
 
 def _column_parts(
-    frame: pl.DataFrame, keys: list[str], column: str, sums: Sequence[str] = ()
-) -> pl.LazyFrame:
-    """``[*keys, _E, _HIGH, _LOW, _ROWS, *sums]``: one row per group and top bits of ``column``'s values
-    (and the sums of the integer columns ``sums`` over those rows)."""
-    parts = frame.lazy().select(*keys, *_parts(pl.col(column).fill_null(0.0)), *sums)
-    return parts.group_by([*keys, _E]).agg(
-        pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len().cast(pl.Int64).alias(_ROWS),
-        *(pl.col(c).sum().cast(pl.Int64) for c in sums),
-    )
+    frame: pl.DataFrame, keys: list[str], columns: Sequence[str], sums: Sequence[str] = ()
+) -> list[pl.LazyFrame]:
+    """For each of ``columns`` (one or two), ``[*keys, _E, _HIGH, _LOW, _ROWS, *sums]``: one row per
+    group and top bits of the column's values (and the sums of the integer columns ``sums`` over those
+    rows, beside the first column's parts).
+
+    Two columns (a weighted mean's terms and weights) share one group-by of (group, top bits of the
+    first, top bits of the second), whose few rows are then added up per column: one pass over the
+    rows instead of two, and the same integer sums."""
+    suffixes = [f"_{i}" for i in range(len(columns))]
+    parts = [e for c, x in zip(columns, suffixes, strict=True) for e in _parts(pl.col(c).fill_null(0.0), x)]
+    rows = frame.lazy().select(*keys, *parts, *sums)
+    integers = [pl.col(c).sum().cast(pl.Int64) for c in sums]
+    halves = [pl.col(name + x).sum() for x in suffixes for name in (_HIGH, _LOW)]
+    if len(columns) == 1:
+        return [rows.group_by([*keys, _E + suffixes[0]]).agg(
+            *halves, pl.len().cast(pl.Int64).alias(_ROWS), *integers,
+        ).rename({n + suffixes[0]: n for n in (_E, _HIGH, _LOW)})]
+    joint = rows.group_by([*keys, *(_E + x for x in suffixes)]).agg(
+        *halves, pl.len().cast(pl.Int64).alias(_ROWS), *integers,
+    ).cache()
+    return [
+        joint.group_by([*keys, _E + x]).agg(
+            pl.col(_HIGH + x).sum(), pl.col(_LOW + x).sum(), pl.col(_ROWS).sum(),
+            *(integers if i == 0 else []),
+        ).rename({n + x: n for n in (_E, _HIGH, _LOW)})
+        for i, x in enumerate(suffixes)
+    ]
 
 
 def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str], sums: Sequence[str] = ()) -> tuple[
@@ -203,8 +226,9 @@ def _totals(frame: pl.DataFrame, keys: list[str], columns: Sequence[str], sums: 
     ``columns`` (nulls count as 0) in every group, its number of rows, and the sums of the integer
     columns ``sums`` (one list per column)."""
     plans = [
-        _column_parts(frame, keys, c, sums if i == 0 else ()).with_columns(pl.lit(i, pl.Int64).alias(_COLUMN))
-        for i, c in enumerate(columns)
+        part.with_columns(pl.lit(i + j, pl.Int64).alias(_COLUMN))
+        for i in range(0, len(columns), 2)  # (in pairs: a pair's group-by has a row per pair of top bits)
+        for j, part in enumerate(_column_parts(frame, keys, columns[i:i + 2], sums if i == 0 else ()))
     ]
     parts = pl.concat(pl.collect_all(plans), how="diagonal")
     if keys:
@@ -268,7 +292,7 @@ def exact_means(
 ) -> pl.LazyFrame:
     """``[*by, *means]``: each group's means (see :class:`Mean` and the module docstring), lazy.
 
-    One group-by per distinct summed expression over every row (each group's terms never
+    One group-by over every row per two distinct summed expressions (each group's terms never
     leave polars); groups come in no set order. Without ``by``, one row (null means for no
     rows). With ``count``, also each group's rows, in a column of that name; ``sums`` names
     integer expressions whose per-group sums (Int64, exact) come along in the first group-by.

@@ -177,3 +177,25 @@ def test_group_keys_of_any_kind_are_kept() -> None:
     assert got.schema == pl.Schema({"s": pl.String, "c": frame.schema["c"], "m": pl.Float64})
     want = [("x", "a", 2.0), (None, "b", 2.0), ("y", "b", 4.0)]
     assert sorted(got.rows(), key=str) == sorted(want, key=str)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_weighted_means_from_one_group_by_of_both_top_bits(seed: int) -> None:
+    """A weighted mean's terms and weights share one group-by of (group, top bits of each): weights of
+    hundreds of exponents, zeros and subnormals, every group's parts then added up per column; the row
+    counts and integer sums beside them once per group, not once per pair of top bits."""
+    frame = _wide(4000, seed).with_columns(
+        pl.Series("w", np.random.default_rng(seed).random(4000) * 2.0 ** np.random.default_rng(seed).integers(
+            -1074, 1, 4000)), pl.col("g").cast(pl.String).replace({"3": None}), pl.lit(3).alias("i"),
+    )
+    frame = frame.with_columns(pl.when(pl.col("t") > 0).then(0.0).otherwise(pl.col("w")).alias("w"))
+    t, w = pl.col("t"), pl.col("w")
+    got = exact_means(frame.lazy(), ["g"], {"m": Mean(t * w, w), "u": Mean(t, None, 2)}, count="n",
+                      sums={"s": pl.col("i")}).collect()
+    for (g,), part in frame.group_by("g"):
+        ts, ws = part["t"].to_list(), part["w"].to_list()
+        row = got.filter(pl.col("g").eq_missing(g)).row(0, named=True)
+        assert row["m"] == _reference([a * b for a, b in zip(ts, ws, strict=True)], ws)
+        assert row["u"] == _reference(ts, None, 2)
+        assert (row["n"], row["s"]) == (part.height, 3 * part.height)
+    assert got.height == 4

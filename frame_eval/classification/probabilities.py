@@ -168,7 +168,7 @@ def probabilities(
         spec_columns["weight"] = weight
     for m in chosen.values():  # (built, unused: the builders raise on options their measure does not take)
         m.spec.build(spec_columns, None, **m.kwargs)
-    if isinstance(prob, Mapping):  # every group's exact sums from one group-by per summed column
+    if isinstance(prob, Mapping):  # every group's exact sums from frame-wide group-bys
         wide = _class_means(scored, by, chosen, spec_columns)
     else:  # the checked frame's values from frame-wide steps, the builders' bits
         wide = binary_probabilities(scored, by, _front._POSITIVE, _front._SCORE, weight, chosen)
