@@ -59,3 +59,19 @@ def test_probabilities_outside_0_1_are_an_error_naming_the_row() -> None:
     with pytest.raises(ValueError, match=message):
         df.ireval.scores("y", "p", metrics=["log_loss"])
     assert df.ireval.scores("y", "p", metrics=["ROC_AUC"]).height == 1  # other scores take any numbers
+
+
+def test_brier_terms_are_the_two_column_form_bit_for_bit() -> None:
+    """binary_brier_terms chooses each gap per row: the bits of scikit-learn's two-column form
+    ((1 - y) - (1 - p))^2 + (y - p)^2 for either label, where 1 - p rounds (p below 1/2), at 0 and 1,
+    and for subnormal and tiny p."""
+    from frame_eval.classification.probabilistic import binary_brier_terms
+
+    rng = np.random.default_rng(3)
+    edges = [0.0, 1.0, 5e-324, 1e-310, 2.0**-1022, 2.0**-54, 0.5, 0.49999999999999994, 1 - 2.0**-53]
+    p = np.concatenate([rng.random(20_000), rng.random(20_000) ** 40, 1 - rng.random(20_000) ** 40, edges])
+    for label in (True, False):
+        y = float(label)
+        want = ((1.0 - y) - (1.0 - p)) ** 2 + (y - p) ** 2  # NumPy, elementwise: each operation rounded
+        got = pl.DataFrame({"p": p}).select(binary_brier_terms(pl.lit(label), pl.col("p")))["literal"]
+        assert got.to_numpy().view(np.uint64).tolist() == want.view(np.uint64).tolist()

@@ -28,18 +28,14 @@ from frame_eval._exact_sum import Mean, exact_means
 from frame_eval.classification.calibration import ECE, calibration_bins
 from frame_eval.classification.counts import ordered_sum, ratio
 from frame_eval.classification.frame_checks import _beside
-from frame_eval.classification.probabilistic import BRIER, LOG_LOSS, binary_log_terms
+from frame_eval.classification.probabilistic import BRIER, LOG_LOSS, binary_brier_terms, binary_log_terms
 
 __all__ = ["binary_probabilities"]
 
 
 def _term(spec: Any, positive: pl.Expr, p: pl.Expr) -> pl.Expr:
     """A row's log-loss or (twice its) Brier term, as the builders compute it."""
-    if spec is LOG_LOSS:
-        return binary_log_terms(positive, p)
-    y = positive.cast(pl.Float64)
-    gap_neg, gap_pos = (1.0 - y) - (1.0 - p), y - p
-    return gap_neg * gap_neg + gap_pos * gap_pos
+    return binary_log_terms(positive, p) if spec is LOG_LOSS else binary_brier_terms(positive, p)
 
 def _ece(
     scored: pl.LazyFrame, by: list[str], positive: str, prob: str, kwargs: Mapping[str, Any], key: str

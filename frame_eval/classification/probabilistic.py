@@ -144,6 +144,20 @@ def binary_log_terms(label: pl.Expr, p: pl.Expr) -> pl.Expr:
     return -_clipped(pl.when(label).then(p).otherwise(1.0 - p)).log()
 
 
+def binary_brier_terms(label: pl.Expr, p: pl.Expr) -> pl.Expr:
+    """Row-wise binary Brier terms, twice the squared gap (the mean halves them): scikit-learn's
+    two-column form ``((1 - y) - (1 - p))^2 + (y - p)^2``, ``y`` 1 for a positive row; the same value
+    as ``2 (y - p)^2`` in exact arithmetic, and its bits also where ``1 - p`` rounds.
+
+    With ``q = 1 - p``: a positive row's gaps are ``-q`` and ``q``; another's are ``1 - q`` and ``-p``.
+    Each square is taken of the gap's magnitude, chosen per row (``1 - q`` as ``1 - (p or q)``): the
+    same bits as the cast label and four subtractions, in less than half the time."""
+    q = 1.0 - p
+    first = 1.0 - pl.when(label).then(p).otherwise(q)
+    second = pl.when(label).then(q).otherwise(p)
+    return first * first + second * second
+
+
 def _build_log_loss(columns: Any, cutoff: float | None) -> pl.Expr:
     if "class" in columns:  # long: the rows of each sample's own class
         hit, p, w, _ = _long_rows(columns)
@@ -173,12 +187,7 @@ def _build_brier(columns: Any, cutoff: float | None) -> pl.Expr:
         halved = 2 if k < 3 else 1
         return _known(mean_of(terms.filter(keep), None if w is None else w.filter(keep), halved), columns)
     label, p, w, actual, positive = _rows(columns)
-    # scikit-learn's two-column form: ((1 - y) - (1 - p))^2 + (y - p)^2, then halved; the same value as
-    # (y - p)^2 in exact arithmetic, and the same bits as scikit-learn's also when 1 - p rounds or
-    # w * term is subnormal
-    y = label.cast(pl.Float64)
-    gap_neg, gap_pos = (1.0 - y) - (1.0 - p), y - p
-    return checked(mean_of(gap_neg * gap_neg + gap_pos * gap_pos, w, 2), [actual], positive)
+    return checked(mean_of(binary_brier_terms(label, p), w, 2), [actual], positive)
 
 
 def _spec(name: str, summary: str, build: Any, *aliases: str, doc: Doc) -> MeasureSpec:
