@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -75,3 +77,24 @@ def test_brier_terms_are_the_two_column_form_bit_for_bit() -> None:
         want = ((1.0 - y) - (1.0 - p)) ** 2 + (y - p) ** 2  # NumPy, elementwise: each operation rounded
         got = pl.DataFrame({"p": p}).select(binary_brier_terms(pl.lit(label), pl.col("p")))["literal"]
         assert got.to_numpy().view(np.uint64).tolist() == want.view(np.uint64).tolist()
+
+
+_OUTSIDE = r"probabilities in .*'p' outside \[0, 1\] \(first at row "
+
+
+@pytest.mark.parametrize(("p", "message"), [
+    ([0.2, -math.inf, 0.7, 0.1], "1 " + _OUTSIDE + "1, counting from 0: -inf"),
+    ([0.2, 0.5, 2.0, math.inf], "2 " + _OUTSIDE + "2, counting from 0: 2.0"),
+    ([0.2, 0.5, math.nan, 1.0], r"1 NaN values in .*'p'"),  # NaN: in no range, its own message
+    ([0.2, 0.5, None, 1.0], r"1 null values in .*'p'"),
+])
+def test_probabilities_front_end_range_check(p: list[float | None], message: str) -> None:
+    """probabilities() fires on a value outside [0, 1] from the column's least and greatest values and
+    then counts the rows for the message; NaN and null have their own messages."""
+    df = pl.DataFrame({"y": [1, 0, 1, 0], "p": p}, schema={"y": pl.Int64, "p": pl.Float64})
+    for metric in ("log_loss", "brier"):
+        with pytest.raises(ValueError, match=message):
+            df.ireval.probabilities("y", "p", metrics=[metric])
+    wide = pl.DataFrame({"y": [0, 1, 0, 1], "a": p, "b": [0.8, 0.5, 0.3, 0.0]})
+    with pytest.raises(ValueError, match=message.replace("'p'", "'a'")):
+        wide.ireval.probabilities("y", {0: "a", 1: "b"}, metrics=["brier"])
