@@ -12,10 +12,11 @@ median over the rounds of the best wall and CPU seconds, and whether both gave t
 the same calls beside scikit-learn and checks their values against it.
 
 ``--floors`` times, in this process, plain steps over the same rows that the calls cannot go below:
-a group-by of two sums per model (one read of the rows), the log-loss terms alone (one clip and log
-a row), the group-by of the exact sums' parts per (model, top 12 bits) of those terms, the uniform
-bins alone (nine comparisons a row) and the quantile bins' bucket counts (one group-by of (model,
-bucket) with the four sums).
+a group-by of two sums per model (one read of the rows), the log-loss and Brier terms alone (one clip
+and log, or two squares, a row), the group-by of the exact sums' parts per (model, top 12 bits) of
+those terms, the weighted Brier's parts (``w t`` and ``w``) per (model, top bits of each), the
+uniform bins alone (nine comparisons a row) and the quantile bins' bucket counts (one group-by of
+(model, bucket) with the four sums).
 """
 
 from __future__ import annotations
@@ -74,24 +75,36 @@ def floors(data: Path, repeat: int) -> None:
     from frame_eval._exact_sum import _E, _HIGH, _LOW, _parts
     from frame_eval.classification import quantile_bins as qb
     from frame_eval.classification.calibration import _levels, _row_bins
-    from frame_eval.classification.probabilistic import binary_log_terms
+    from frame_eval.classification.probabilistic import binary_brier_terms, binary_log_terms
 
     preds = pl.read_parquet(data / "predictions.parquet").lazy()
-    p, y = pl.col("prob"), pl.col("label")
-    terms = binary_log_terms(y, p)
+    preds = preds.with_columns((((pl.col("prob") * 1000.0).floor() % 4.0) * 0.25).alias("w"))
+    p, y, w = pl.col("prob"), pl.col("label"), pl.col("w")
     bits = p.reinterpret(dtype=pl.UInt64)
+
+    def parts(terms: pl.Expr) -> Callable[[], pl.LazyFrame]:
+        return lambda: preds.select("model", *_parts(terms)).group_by("model", _E).agg(
+            pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len())
+
+    def weighted_parts(terms: pl.Expr) -> Callable[[], pl.LazyFrame]:
+        return lambda: preds.select("model", *_parts(terms * w, "_t"), *_parts(w, "_w")).group_by(
+            "model", _E + "_t", _E + "_w").agg(
+            *(pl.col(f"{n}_{s}").sum() for n in (_HIGH, _LOW) for s in "tw"), pl.len())
+
     steps: dict[str, Callable[[], object]] = {
         "group_by(model): sum of prob, sum of label": lambda: preds.group_by("model").agg(p.sum(), y.sum()),
-        "log-loss terms alone": lambda: preds.select(terms),
-        "log-loss terms' parts by (model, top 12 bits)": lambda: preds.select("model", *_parts(terms))
-        .group_by("model", _E).agg(pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len()),
+        "log-loss terms alone": lambda: preds.select(binary_log_terms(y, p)),
+        "log-loss terms' parts by (model, top 12 bits)": parts(binary_log_terms(y, p)),
+        "Brier terms alone": lambda: preds.select(binary_brier_terms(y, p)),
+        "Brier terms' parts by (model, top 12 bits)": parts(binary_brier_terms(y, p)),
+        "weighted Brier's (w t, w) parts by (model, both top bits)": weighted_parts(binary_brier_terms(y, p)),
         "uniform bins alone (10 bins)": lambda: preds.select(_row_bins(p, _levels(10)[1:-1])),
         "quantile bins' bucket counts": lambda: preds.select("model", y.alias(qb._Y), bits.alias(qb._BITS))
-        .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(*qb._sums(pl.col(qb._BITS))),
+        .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(*qb.bin_sums(pl.col(qb._BITS), qb._Y)),
     }
     for label, step in steps.items():
         best, median, best_cpu, median_cpu = timed(lambda step=step: step().collect(), repeat)
-        print(f"{label:46s} wall best {best:.3f} median {median:.3f} s, "
+        print(f"{label:60s} wall best {best:.3f} median {median:.3f} s, "
               f"CPU best {best_cpu:.3f} median {median_cpu:.3f} s", flush=True)
 
 
