@@ -15,7 +15,7 @@ import functools
 import operator
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -154,10 +154,14 @@ def value_problem(
 
 
 def null_problems(
-    frame: pl.LazyFrame, columns: Iterable[str], label: str, counted: pl.LazyFrame | None = None
+    frame: pl.LazyFrame, columns: Iterable[str], label: str, counted: pl.LazyFrame | None = None,
+    nan_fires: Mapping[str, pl.Expr] | None = None,
 ) -> list[Problem]:
-    """One check per column for nulls, and per float column for NaN."""
+    """One check per column for nulls, and per float column for NaN. ``nan_fires`` maps a column to
+    an aggregation (over ``counted``) that is true whenever the column holds a NaN (a NaN row sum of
+    several columns, say): its NaN check fires from it (see :func:`value_problem`)."""
     schema = frame.collect_schema()
+    nan_fires = nan_fires or {}
     problems = []
     for c in columns:
         problems.append(
@@ -167,7 +171,7 @@ def null_problems(
         if schema[c].is_float():
             problems.append(
                 value_problem(frame, pl.col(c).is_nan(), f"NaN values in {label} column {c!r}",
-                              "drop or fill them", counted=counted)
+                              "drop or fill them", counted=counted, fires=nan_fires.get(c))
             )
     return problems
 

@@ -253,3 +253,26 @@ def test_same_bits_for_any_thread_count_engine_and_row_order(tmp_path) -> None: 
         frames.append(pl.read_parquet(out))
     assert frames[0].height > 0
     assert all(f.equals(frames[0]) for f in frames[1:])
+
+
+_NAN, _ONES, _IN = float("nan"), [1.0, 1.0, 1.0], "NaN values in predictions column"
+
+
+@pytest.mark.parametrize(("pa", "pb", "w", "found"), [
+    ([0.5, 0.2, _NAN], [0.5, 0.8, 0.1], _ONES, f"1 {_IN} 'pa' (first at row 2"),
+    ([0.5, _NAN, 0.9], [_NAN, 0.8, 0.1], _ONES, f"{_IN} 'pa'"),
+    ([0.5, 0.2, 0.9], [0.5, _NAN, 0.1], _ONES, f"{_IN} 'pb' (first at row 1"),
+    ([0.5, 0.2, 0.9], [0.5, 0.8, 0.1], [1.0, _NAN, 1.0], f"{_IN} 'w'"),
+    ([0.5, 0.2, 0.9], [0.5, 0.7, 0.1], _ONES, "1 rows whose probabilities"),  # below 1
+    ([0.5, 0.2, 0.9], [0.6, 0.8, 0.1], _ONES, "1 rows whose probabilities"),  # above 1
+    ([0.5, 0.2, float("inf")], [0.5, 0.8, 0.1], _ONES, "probabilities in predictions column 'pa' outside"),
+])
+def test_nan_and_row_sum_checks_fire_from_the_row_sums(
+    pa: list[float], pb: list[float], w: list[float], found: str
+) -> None:
+    """The NaN checks of the probability columns fire from a NaN row sum, the row-sum check from the
+    least and greatest sums; the rows are counted for the message, in the order of the checks (a NaN
+    in the weights has its own count)."""
+    frame = pl.DataFrame({"y": ["a", "b", "a"], "pa": pa, "pb": pb, "w": w})
+    message = _error(lambda: frame.ireval.probabilities("y", {"a": "pa", "b": "pb"}, weight="w"))
+    assert found in message

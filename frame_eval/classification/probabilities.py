@@ -124,7 +124,15 @@ def probabilities(
     for c in given:
         _checks.require_numeric(schema, c, FRAME)
     checked_columns = _front._unique([*by, actual, *given, *extra])
-    problems: list[Any] = _checks.null_problems(frame, checked_columns, FRAME)
+    summed, nan_fires = None, None
+    if isinstance(prob, Mapping):  # each row's sum of its probabilities, for the check that it is 1
+        classes = class_columns(prob)
+        columns = [c for _, c in classes]
+        row_sums = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
+        summed = frame.with_columns(row_sums.alias(_SUM))
+        # a NaN probability makes its row's sum NaN: the sums tell whether the NaN checks need to count
+        nan_fires = dict.fromkeys(columns, pl.col(_SUM).is_nan().any())
+    problems: list[Any] = _checks.null_problems(frame, checked_columns, FRAME, summed, nan_fires)
     problems += [_range_problem(frame, c) for c in _front._unique(given)]
     problems += _front.weight_problems(frame, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
@@ -132,16 +140,15 @@ def probabilities(
     if isinstance(prob, Mapping):
         for label in prob:
             _front._check_label(dtype, label, actual, "prob key")
-        classes = class_columns(prob)
-        columns = [c for _, c in classes]
-        row_sums = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
-        summed = frame.with_columns(row_sums.alias(_SUM))
+        row_sum = pl.col(_SUM)
+        # whether any is off from the least and greatest sums (a NaN sum is neither, nor counted)
+        off = ((row_sum.max() - 1.0) > SUM_TOLERANCE) | ((1.0 - row_sum.min()) > SUM_TOLERANCE)
         problems.append(_checks.value_problem(
-            summed, ((pl.col(_SUM) - 1.0).abs() > SUM_TOLERANCE),
+            summed, ((row_sum - 1.0).abs() > SUM_TOLERANCE),
             f"rows whose probabilities in {FRAME} columns {columns} do not sum to 1 "
             f"(within {SUM_TOLERANCE:.3g}, scikit-learn's tolerance; the value shown is the row's sum)",
             "give every class its column in prob=, or divide each row's probabilities by their sum",
-            value=_SUM,
+            value=_SUM, fires=off.fill_null(False),
         ))
         problems.append(_checks.value_problem(
             frame, ~pl.col(actual).is_in([label for label, _ in classes]),
