@@ -42,7 +42,7 @@ SUM_TOLERANCE: Final = 1e-8 + math.sqrt(2.0**-52)
 _SUM = "__frame_eval_row_sum"
 
 
-def _range_problem(frame: pl.LazyFrame, column: str) -> _checks.Problem:
+def _range_problem(frame: pl.LazyFrame, column: str, counted: pl.LazyFrame | None = None) -> _checks.Problem:
     col = pl.col(column)
     # whether any is outside from the column's least and greatest values (NaN and null are neither
     # outside nor counted by them): cheaper than counting the rows, which the message does when it fires
@@ -50,7 +50,7 @@ def _range_problem(frame: pl.LazyFrame, column: str) -> _checks.Problem:
     return _checks.value_problem(
         frame, (col < 0) | (col > 1), f"probabilities in {FRAME} column {column!r} outside [0, 1]",
         "pass probabilities (for scores or logits, apply a sigmoid or softmax first)", value=column,
-        fires=fires,
+        fires=fires, counted=counted,
     )
 
 
@@ -133,7 +133,7 @@ def probabilities(
         # a NaN probability makes its row's sum NaN: the sums tell whether the NaN checks need to count
         nan_fires = dict.fromkeys(columns, pl.col(_SUM).is_nan().any())
     problems: list[Any] = _checks.null_problems(frame, checked_columns, FRAME, summed, nan_fires)
-    problems += [_range_problem(frame, c) for c in _front._unique(given)]
+    problems += [_range_problem(frame, c, summed) for c in _front._unique(given)]
     problems += _front.weight_problems(frame, weight)
     names = {f"_m{i}": m.name for i, m in enumerate(ms)}
     chosen = {f"_m{i}": m for i, m in enumerate(ms)}
@@ -153,7 +153,7 @@ def probabilities(
         problems.append(_checks.value_problem(
             frame, ~pl.col(actual).is_in([label for label, _ in classes]),
             f"labels in {FRAME} column {actual!r} with no probability column in prob=",
-            "add a column for every class to prob={class label: column}", value=actual,
+            "add a column for every class to prob={class label: column}", value=actual, counted=summed,
         ))
         spec_columns: dict[str, Any] = {"actual": actual, "probs": dict(prob)}
         scored = frame
