@@ -12,10 +12,11 @@ median over the rounds of the best wall and CPU seconds, and whether both gave t
 the same calls beside scikit-learn and checks their values against it.
 
 ``--floors`` times, in this process, plain steps over the same rows that the calls cannot go below:
-a group-by of two sums per model (one read of the rows), the log-loss terms alone (one clip and log
-a row), the group-by of the exact sums' parts per (model, top 12 bits) of those terms, the uniform
-bins alone (nine comparisons a row) and the quantile bins' bucket counts (one group-by of (model,
-bucket) with the four sums).
+a group-by of the models alone (their rows) and of two sums per model (one read of the rows), the
+log-loss terms alone (one clip and log a row), the group-by of the exact sums' parts per (model, top
+12 bits) of those terms, the uniform bins alone (nine comparisons and their xors a row), the uniform
+bins' group-by (model, bin, top 12 bits) with its sums, the same group-by without the bins (model,
+top 12 bits) and the quantile bins' bucket counts (one group-by of (model, bucket) with the sums).
 """
 
 from __future__ import annotations
@@ -80,18 +81,24 @@ def floors(data: Path, repeat: int) -> None:
     p, y = pl.col("prob"), pl.col("label")
     terms = binary_log_terms(y, p)
     bits = p.reinterpret(dtype=pl.UInt64)
+    place = _row_bins(p, _levels(10)[1:-1]) * pl.lit(4096, pl.UInt64) + bits // pl.lit(1 << 52, pl.UInt64)
     steps: dict[str, Callable[[], object]] = {
+        "group_by(model): rows only": lambda: preds.group_by("model").agg(pl.len()),
         "group_by(model): sum of prob, sum of label": lambda: preds.group_by("model").agg(p.sum(), y.sum()),
         "log-loss terms alone": lambda: preds.select(terms),
         "log-loss terms' parts by (model, top 12 bits)": lambda: preds.select("model", *_parts(terms))
         .group_by("model", _E).agg(pl.col(_HIGH).sum(), pl.col(_LOW).sum(), pl.len()),
         "uniform bins alone (10 bins)": lambda: preds.select(_row_bins(p, _levels(10)[1:-1])),
+        "uniform bins' group-by (model, bin, top 12 bits)": lambda: preds.group_by("model", place.alias("k"))
+        .agg(qb.bin_sums(bits, "label")),
+        "group-by (model, top 12 bits), no bins": lambda: preds.group_by(
+            "model", (bits // pl.lit(1 << 52, pl.UInt64)).alias("k")).agg(qb.bin_sums(bits, "label")),
         "quantile bins' bucket counts": lambda: preds.select("model", y.alias(qb._Y), bits.alias(qb._BITS))
-        .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(*qb._sums(pl.col(qb._BITS))),
+        .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(qb.bin_sums(pl.col(qb._BITS), qb._Y)),
     }
     for label, step in steps.items():
         best, median, best_cpu, median_cpu = timed(lambda step=step: step().collect(), repeat)
-        print(f"{label:46s} wall best {best:.3f} median {median:.3f} s, "
+        print(f"{label:50s} wall best {best:.3f} median {median:.3f} s, "
               f"CPU best {best_cpu:.3f} median {median_cpu:.3f} s", flush=True)
 
 
