@@ -12,11 +12,13 @@ median over the rounds of the best wall and CPU seconds, and whether both gave t
 the same calls beside scikit-learn and checks their values against it.
 
 ``--floors`` times, in this process, plain steps over the same rows that the calls cannot go below:
-a group-by of two sums per model (one read of the rows), the log-loss and Brier terms alone (one clip
-and log, or two squares, a row), the group-by of the exact sums' parts per (model, top 12 bits) of
-those terms, the weighted Brier's parts (``w t`` and ``w``) per (model, top bits of each), the
-uniform bins alone (nine comparisons a row) and the quantile bins' bucket counts (one group-by of
-(model, bucket) with the four sums).
+a group-by of the models alone (their rows) and of two sums per model (one read of the rows), the
+log-loss and Brier terms alone (one clip and log, or two squares, a row), the group-by of the exact
+sums' parts per (model, top 12 bits) of those terms, the weighted Brier's parts (``w t`` and ``w``)
+per (model, top bits of each), the uniform bins alone (nine comparisons and their xors a row), the
+uniform bins' group-by (model, bin, top 12 bits) with its sums, the same group-by without the bins
+(model, top 12 bits) and the quantile bins' bucket counts (one group-by of (model, bucket) with the
+sums).
 """
 
 from __future__ import annotations
@@ -91,7 +93,9 @@ def floors(data: Path, repeat: int) -> None:
             "model", _E + "_t", _E + "_w").agg(
             *(pl.col(f"{n}_{s}").sum() for n in (_HIGH, _LOW) for s in "tw"), pl.len())
 
+    place = _row_bins(p, _levels(10)[1:-1]) * pl.lit(4096, pl.UInt64) + bits // pl.lit(1 << 52, pl.UInt64)
     steps: dict[str, Callable[[], object]] = {
+        "group_by(model): rows only": lambda: preds.group_by("model").agg(pl.len()),
         "group_by(model): sum of prob, sum of label": lambda: preds.group_by("model").agg(p.sum(), y.sum()),
         "log-loss terms alone": lambda: preds.select(binary_log_terms(y, p)),
         "log-loss terms' parts by (model, top 12 bits)": parts(binary_log_terms(y, p)),
@@ -99,6 +103,10 @@ def floors(data: Path, repeat: int) -> None:
         "Brier terms' parts by (model, top 12 bits)": parts(binary_brier_terms(y, p)),
         "weighted Brier's (w t, w) parts by (model, both top bits)": weighted_parts(binary_brier_terms(y, p)),
         "uniform bins alone (10 bins)": lambda: preds.select(_row_bins(p, _levels(10)[1:-1])),
+        "uniform bins' group-by (model, bin, top 12 bits)": lambda: preds.group_by("model", place.alias("k"))
+        .agg(qb.bin_sums(bits, "label")),
+        "group-by (model, top 12 bits), no bins": lambda: preds.group_by(
+            "model", (bits // pl.lit(1 << 52, pl.UInt64)).alias("k")).agg(qb.bin_sums(bits, "label")),
         "quantile bins' bucket counts": lambda: preds.select("model", y.alias(qb._Y), bits.alias(qb._BITS))
         .group_by("model", qb._bucket(pl.col(qb._BITS))).agg(*qb.bin_sums(pl.col(qb._BITS), qb._Y)),
     }

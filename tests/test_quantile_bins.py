@@ -99,6 +99,16 @@ def test_ties_at_the_edges() -> None:
         assert got.equals(_reference(frame, ["g"], n_bins))
 
 
+def test_blocks_sharing_a_number_are_numbered_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    # hashes 1, 2, 3, ... differ, but a block is the hash xor the bucket: (a, 2k + 1) and (b, 2k)
+    # share one, so the groups are numbered by a join instead
+    frame = _frame(3000, 6)
+    want = _reference(frame, ["g"], 10)
+    monkeypatch.setattr(module, "keys_hash", lambda keys: pl.col(keys[0]).rank("dense").cast(pl.UInt64))
+    got = calibration_bins(frame.lazy(), ["g"], "y", "p", 10, "quantile").collect()
+    assert got.equals(want)
+
+
 def test_rows_not_found_by_hash_are_numbered_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     # the rows' hashes disagree with the group table's (as if hashing were not the same for both: here
     # it depends on the frame's length): the rows found fall short of the buckets' counts, so the groups
@@ -111,9 +121,10 @@ def test_rows_not_found_by_hash_are_numbered_exactly(monkeypatch: pytest.MonkeyP
     assert got.equals(want)
 
 
-@pytest.mark.parametrize("n_bins", [1, 3, 10, 300])
+@pytest.mark.parametrize("n_bins", [1, 2, 3, 4, 5, 8, 9, 10, 16, 17, 300])
 def test_uniform_bins_are_numpys(n_bins: int) -> None:
-    # values on the edges and one step either side of them (300 bins: the bin counted in 16 bits)
+    # values on the edges and one step either side of them (300 bins: the bin counted in 16 bits; around
+    # powers of two: the bits of the bin read off the comparisons)
     frame = _frame(3000, n_bins)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     near = np.concatenate([edges, np.nextafter(edges, 2.0), np.nextafter(edges, -1.0)])

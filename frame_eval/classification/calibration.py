@@ -26,6 +26,8 @@ rows has no bins and a null ECE.
 
 from __future__ import annotations
 
+import functools
+import operator
 from typing import Any, Final
 
 import polars as pl
@@ -204,14 +206,23 @@ def expected_calibration_error(
 
 
 def _row_bins(p: pl.Expr, inner: list[float]) -> pl.Expr:
-    """A probability's bin, row by row (UInt64): how many of the inner edges lie strictly below it (what
-    ``np.searchsorted(inner, p, side="left")`` gives for sorted edges); the comparisons added in the
-    narrowest unsigned type that holds their count."""
+    """A probability's bin, row by row (UInt64): how many of the inner edges (ascending) lie strictly
+    below it (what ``np.searchsorted(inner, p, side="left")`` gives).
+
+    The comparisons ``c_i = p > inner[i - 1]`` hold for ``i = 1 .. k`` and for no other ``i`` when ``k``
+    edges lie below ``p``, so bit ``j`` of ``k`` is the xor of ``c_(2^j)``, ``c_(2 * 2^j)``, ...: a
+    few xors of Boolean masks and one cast per bit, where adding the comparisons cast one per edge."""
     if not inner:
         return pl.lit(0, pl.UInt64)
     counter = next(t for t, top in ((pl.UInt8, 255), (pl.UInt16, 65535), (pl.UInt32, 2**32 - 1))
                    if len(inner) <= top)
-    return pl.sum_horizontal((p > pl.lit(edge, pl.Float64)).cast(counter) for edge in inner).cast(pl.UInt64)
+    above = [p > pl.lit(edge, pl.Float64) for edge in inner]
+    places = []
+    for j in range(len(inner).bit_length()):
+        step = 1 << j
+        bit = functools.reduce(operator.xor, above[step - 1::step]).cast(counter)
+        places.append(bit if j == 0 else bit * pl.lit(step, counter))
+    return pl.sum_horizontal(places).cast(pl.UInt64)
 
 
 def _uniform_bins(scored: pl.LazyFrame, keys: list[str], positive: str, prob: str, n_bins: int

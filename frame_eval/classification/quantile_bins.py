@@ -60,8 +60,8 @@ def _lit(value: int) -> pl.Expr:
 
 
 def _bucket(bits: pl.Expr) -> pl.Expr:
-    """The bucket of a value's bits: its top ``12 + _K`` bits (below 2^32)."""
-    return (bits // _lit(1 << (52 - _K))).cast(pl.UInt32)
+    """The bucket of a value's bits (UInt64): its top ``12 + _K`` bits (below 2^32)."""
+    return bits // _lit(1 << (52 - _K))
 
 
 def bin_sums(bits: pl.Expr, positive: str) -> list[pl.Expr]:
@@ -91,30 +91,30 @@ def _ranks(rows: pl.Expr, level: float) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return lower, (lower + 1).clip(0, last), virtual - below
 
 
-def _taken(frame: pl.DataFrame, keys: list[str], groups: pl.DataFrame, kept: pl.DataFrame
-           ) -> tuple[pl.Series, pl.DataFrame]:
+def _taken(frame: pl.DataFrame, keys: list[str], groups: pl.DataFrame, buckets: pl.DataFrame,
+           kept: pl.DataFrame) -> tuple[pl.Series, pl.DataFrame]:
     """The rows of the ``kept`` buckets as ``block * 2^64 + bits * 2 + label`` (UInt128), sorted, and
     ``kept`` in the order of its ``block`` (a column added: the blocks' rows come in that order).
 
-    A bucket's block is its group's hash with the low 32 bits cleared, plus the bucket; when two
-    groups share that hash (or the rows found are not the buckets' counts), the group's number instead,
-    the rows numbered by a join on the keys: slower, the same result."""
+    A bucket's block is its group's hash xor the bucket, when no two of the non-empty ``buckets``
+    (``[_G, _B]``, every group's) share it; else (or when the rows found are not the buckets' counts)
+    the group's number times 2^32 xor the bucket, the rows numbered by a join on the keys: slower, the
+    same result."""
     bits = pl.col(_BITS)
-    bucket = _bucket(bits).cast(_U64)
     low = (bits * _lit(2) + pl.col(_Y).cast(_U64)).cast(_BIG)
 
     def rows_of(blocks: pl.DataFrame, rows: pl.LazyFrame) -> tuple[pl.Series, pl.DataFrame]:
-        found = kept.join(blocks, on=_G).with_columns(pl.col("block") + pl.col(_B).cast(_U64)).sort("block")
-        block = pl.col("block") + bucket
+        found = kept.join(blocks, on=_G).with_columns(pl.col("block").xor(pl.col(_B))).sort("block")
+        block = pl.col("block").xor(_bucket(bits))
         packed = rows.filter(block.is_in(found.get_column("block").implode())).select(
             (block.cast(_BIG) * pl.lit(1 << 64, _BIG) + low).alias("key")
         )
         return packed.collect().get_column("key").sort(), found
 
-    cleared = keys_hash(keys) // _lit(1 << 32) * _lit(1 << 32)
-    hashed = groups.select(_G, cleared.alias("block"))
-    if hashed.get_column("block").n_unique() == hashed.height:
-        taken, found = rows_of(hashed, frame.lazy().select(cleared.alias("block"), _Y, _BITS))
+    hashed = groups.select(_G, keys_hash(keys).alias("block"))
+    blocks = buckets.join(hashed, on=_G).select(pl.col("block").xor(pl.col(_B)))
+    if blocks.get_column("block").n_unique() == blocks.height:
+        taken, found = rows_of(hashed, frame.lazy().select(keys_hash(keys).alias("block"), _Y, _BITS))
         if taken.len() == found.get_column(N).sum():
             return taken, found
     numbered = groups.select(*keys, _G, (pl.col(_G).cast(_U64) * _lit(1 << 32)).alias("block"))
@@ -141,7 +141,7 @@ def _pieces(hist: pl.DataFrame, groups: pl.DataFrame, frame: pl.DataFrame, keys:
     )
     wanted = pl.concat([needs.get_column("lo_row"), needs.get_column("hi_row")]).unique().sort()
     # those buckets' rows, sorted: each bucket's first at "taken"; the edges read off them
-    taken, kept = _taken(frame, keys, groups, hist.select("row", _G, _B, _AT, N)[wanted])
+    taken, kept = _taken(frame, keys, groups, hist.select(_G, _B), hist.select("row", _G, _B, _AT, N)[wanted])
     kept = kept.with_columns((pl.col(N).cum_sum() - pl.col(N)).alias("taken"))
     low = taken.cast(_U64, wrap_numerical=True)  # bits * 2 + label
     value = (pl.col("low") // _lit(2)).reinterpret(dtype=pl.Float64)
@@ -201,7 +201,10 @@ def bin_means(parts: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """``[*by, bin, count, mean_predicted, fraction_positive]`` of every (group, bin) of ``parts``
     (``[*by, BIN, TOP, N, POS, HIGH, LOW]``: rows, positives and fraction halves of values
     sharing their top 12 bits ``TOP``; a (group, bin) may have several), sorted; each mean the exact
-    sum of its values over its rows, rounded once (:func:`~frame_eval._exact_sum.part_means`)."""
+    sum of its values over its rows, rounded once (:func:`~frame_eval._exact_sum.part_means`): the parts
+    of a (group, bin) that share their top bits added first (integer sums, exact), so that Python reads
+    one part per (group, bin, top bits), not one per bucket."""
+    parts = parts.group_by([*by, BIN, TOP]).agg(pl.col(N, POS, HIGH, LOW).sum())
     parts = parts.sort([*by, BIN]).with_columns(pl.struct(*by, BIN).rle_id().alias("pair"))
     pairs = parts.group_by("pair").agg(
         *(pl.col(c).first() for c in (*by, BIN)), pl.col(N).sum(), pl.col(POS).sum()
