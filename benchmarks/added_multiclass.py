@@ -16,7 +16,8 @@ alike),
 the log-loss terms with polars' own per-model mean (no sorted, deterministic order, no checks):
 reading the rows once, and the group-by of (model, actual, predicted) that kappa, the confusion
 matrix and the report count their cells with (``--floors``: these alone). ``--steps``: what multi-class
-Brier and top-k cost step by step (data checks, row terms or hits, their group-by). Needs the ``[bench]``
+Brier and top-k cost step by step (data checks, row terms or hits, their group-by), and one-vs-one ROC
+AUC (data checks, each class's sorted keys, the sides' points, their areas). Needs the ``[bench]``
 extra.
 """
 
@@ -56,7 +57,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-sklearn", action="store_true", help="time frame_eval alone (no check)")
     parser.add_argument("--floors", action="store_true", help="time the floors alone")
-    parser.add_argument("--steps", action="store_true", help="time the steps of Brier and top-k alone")
+    parser.add_argument("--steps", action="store_true", help="time the steps of Brier, top-k and ovo alone")
     args = parser.parse_args()
     preds = pl.read_parquet(args.data / "multiclass.parquet")
     prob_columns = sorted(c for c in preds.columns if c.startswith("p") and c[1:].isdigit())
@@ -216,8 +217,9 @@ def main() -> None:
 
 
 def _steps(preds: pl.DataFrame, mapping: dict[int, str], repeat: int) -> None:
-    """What multi-class Brier and top-k (k = 2) cost, step by step (each plan collected on its own, as
-    the library collects it): the data checks, the row terms (hits), the group-by that sums them."""
+    """What multi-class Brier, top-k (k = 2) and one-vs-one ROC AUC cost, step by step (each plan collected
+    on its own, as the library collects it): the data checks, the row terms (hits), the group-by that sums
+    them; one-vs-one's parts in :func:`_ovo_steps`."""
     from frame_eval import _checks
     from frame_eval._exact_sum import Mean, exact_means
     from frame_eval.classification.frame_multiclass import multiclass_scores
@@ -244,10 +246,55 @@ def _steps(preds: pl.DataFrame, mapping: dict[int, str], repeat: int) -> None:
         "top-k: row hits alone": rows.select(hits).collect,
         "group_by(model).len()": rows.group_by("model").len().collect,
     }
+    steps.update(_ovo_steps(preds, mapping))
     print("steps (median of repeats, wall / CPU seconds):")
     for name, step in steps.items():
         wall, cpu, _ = median_times(step, repeat)
         print(f"{name}: {wall:.3f} / {cpu:.3f}", flush=True)
+
+
+def _ovo_steps(preds: pl.DataFrame, mapping: dict[int, str]) -> dict[str, Callable[[], Any]]:
+    """One-vs-one ROC AUC's steps (``grouped_multiclass._sorted_areas``' frame function, its parts each on
+    the previous part's output): the data checks, the result without them, each class's sorted key runs
+    (128-bit keys, their sort and runs), the points of the 20 sides read off them, and their areas."""
+    import itertools
+
+    from frame_eval import _checks
+    from frame_eval.classification import grouped_multiclass as gm
+    from frame_eval.classification.frame_multiclass import multiclass_scores
+
+    with _checks.deferred(rows=preds.height) as call:
+        ovo = multiclass_scores(
+            preds.lazy(), "actual", mapping, ["model"], metrics=["ROC_AUC"], multi_class="ovo"
+        )
+    k, big = len(mapping), pl.UInt128
+    frame = preds.select(
+        (gm._group_hash(["model"], k).cast(big) * pl.lit(1 << (64 + k.bit_length()), big)
+         + pl.col("actual").cast(big)).alias(gm._BASE),  # (the labels are the class indices 0..k-1)
+        *(pl.col(c).alias(f"_s{i}") for i, c in mapping.items()),
+    )
+
+    def runs() -> list[pl.DataFrame]:
+        positive = [pl.lit(i, pl.UInt64).alias(gm._POS) for i in range(k)]
+        return [gm._class_runs(frame, i, k).with_columns(positive[i]) for i in range(k)]
+
+    def sides(per_class: list[pl.DataFrame]) -> pl.DataFrame:  # each side's runs, numbered by problem
+        problems = []
+        for p, pair in enumerate(itertools.combinations(range(k), 2)):
+            for side, i in enumerate(pair):
+                problems.append(per_class[i].filter(pl.col(gm._I).is_in(list(pair))).with_columns(
+                    pl.lit(k + 2 * p + side, pl.Int32).alias(gm._Q)))
+        return pl.concat(problems)
+
+    per_class = runs()
+    points = gm._run_points(sides(per_class))
+    return {
+        "ROC AUC ovo: data checks": _checks.Counted.of(call.checks).row.collect,
+        "ROC AUC ovo: result without checks": ovo.collect,
+        "ROC AUC ovo: each class's keys sorted, their runs (5 sorts)": runs,
+        "ROC AUC ovo: the 20 sides' runs and points (_run_points)": lambda: gm._run_points(sides(per_class)),
+        "ROC AUC ovo: the sides' areas (_problem_areas)": lambda: gm._problem_areas(points, ["ROC_AUC"]),
+    }
 
 
 if __name__ == "__main__":
