@@ -222,7 +222,10 @@ def test_weighted_values_do_not_depend_on_row_order() -> None:
         assert call(df.lazy()).collect(engine="streaming").equals(call(df))
 
 
-BAD_WEIGHTS = [(-1.0, "-1.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf")]
+BAD_WEIGHTS = [
+    (-1.0, "-1.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf"), (-float("inf"), "-inf"),
+    (-float("nan"), "nan"), (-5e-324, "-5e-324"),
+]
 
 
 @pytest.mark.parametrize(("bad", "shown"), BAD_WEIGHTS)
@@ -248,6 +251,21 @@ def test_bad_weights_name_column_row_and_value(method: str, args: tuple[str, str
     with pytest.raises(ValueError, match=message):
         lazy.collect()
     assert broken.equals(before)
+
+
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [("confusion", ("y", "yhat")), ("rates", ("c", "chat")), ("confusion_matrix", ("c", "chat")),
+     ("confusion_matrix", ("y", "yhat")), ("roc", ("y", "s")), ("scores", ("y", "s"))],
+)
+def test_negative_zero_is_a_weight(method: str, args: tuple[str, str]) -> None:
+    # -0.0 >= 0: no error, though its bits (sign set) are above +inf's, as a bad weight's are
+    df = weighted_frame(0, n=20)
+    signed = df.with_columns(pl.when(pl.col("w") == 0).then(-0.0).otherwise(pl.col("w")).alias("w"))
+    assert signed["w"].cast(pl.Float64).reinterpret(dtype=pl.UInt64).max() >= 1 << 63
+    for frame in (signed, signed.lazy()):
+        result = getattr(frame.ireval, method)(*args, weight="w")
+        assert (result.collect() if isinstance(result, pl.LazyFrame) else result).height
 
 
 def test_weight_column_must_be_numeric_and_exist() -> None:

@@ -190,6 +190,18 @@ def weight_check(column: str) -> pl.Expr:
     return checked_as_it_runs(column, check)
 
 
+# the bits of +inf: a Float64's bits (as UInt64) are below them exactly when it is finite and >= +0.0
+INFINITE_BITS: Final = 0x7FF0_0000_0000_0000
+
+
+def weight_bits(weights: pl.Expr) -> pl.Expr:
+    """The bits of Float64 ``weights`` as UInt64 (null stays null): below :data:`INFINITE_BITS` exactly
+    for finite weights >= +0.0, and ordered as those weights are, so one ``max`` tells whether every
+    weight is such a number, and which is the largest. A negative weight (and -0.0), NaN or an
+    infinite one has bits at or above :data:`INFINITE_BITS`."""
+    return weights.reinterpret(dtype=pl.UInt64)
+
+
 # the weight column the frame methods make after checking the caller's weights with their rows
 CHECKED_WEIGHT: Final = "__frame_eval_weight"
 

@@ -9,7 +9,6 @@ leading underscore are shared by the ``frame_*`` modules only.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
@@ -18,7 +17,7 @@ import polars as pl
 
 from frame_eval import _checks
 from frame_eval._tidy import to_long
-from frame_eval.classification.counts import AUTO, CHECKED_WEIGHT
+from frame_eval.classification.counts import AUTO, CHECKED_WEIGHT, INFINITE_BITS, weight_bits
 from frame_eval.classification.grouped_scores import SCORE_MEASURES
 from frame_eval.registry import Measure
 
@@ -183,9 +182,10 @@ def weight_problems(frame: pl.LazyFrame, weight: str | None) -> list[Any]:
         )
     w = pl.col(weight).cast(pl.Float64)
     bad = w.is_null() | w.is_nan() | w.is_infinite() | (w < 0)
-    # whether any is bad from four aggregations (min, max and null count are cheap): 0.005 s against
-    # 0.012 for the count of 10M weights
-    fires = ((w.null_count() > 0) | w.is_nan().any() | (w.min() < 0) | (w.max() == math.inf)).fill_null(False)
+    # whether any is bad from the null count and the largest bits (a negative weight, NaN or inf has
+    # bits at or above +inf's; so has -0.0, a good weight, which costs the count when it fires): one
+    # aggregation over the weights, where min, max and NaN took three
+    fires = ((w.null_count() > 0) | (weight_bits(w).max() >= INFINITE_BITS)).fill_null(False)
     return [_checks.value_problem(
         frame, bad, f"null, NaN, infinite or negative values in {FRAME} column {weight!r}",
         "sample weights must be finite numbers >= 0: drop or fix those rows", value=weight, fires=fires,

@@ -74,6 +74,19 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
     return when_exact(labels, weight, exactly, counted, engine="streaming")
 
 
+_CELL: Final = "__fe_cell"
+
+
+def _cell_groups(
+    labels: pl.LazyFrame, by: Sequence[str], is_pos: pl.Expr, said_pos: pl.Expr, count: pl.Expr
+) -> pl.LazyFrame:
+    """``[*by, __fe_cell, _n]``: ``count`` per group and binary cell, numbered 2 x (actual positive) +
+    (predicted positive) (one UInt8 key beside the group's: polars groups it faster than the two
+    label columns; a row with a null label in the null cell)."""
+    cell = (is_pos.cast(pl.UInt8) * 2 + said_pos.cast(pl.UInt8)).alias(_CELL)
+    return labels.group_by([*by, cell]).agg(count.alias("_n"))
+
+
 def _cell_counts(
     labels: pl.LazyFrame, by: Sequence[str], positive: Any, weight: str | None = None
 ) -> pl.LazyFrame:
@@ -82,10 +95,9 @@ def _cell_counts(
     sums per group), then each cell's count per group (a row with a null label is in no cell). With
     ``weight``, the sums of the cells' weights, added as they come: for weights that add up exactly in
     any order (:func:`~frame_eval.classification.exact_weights.exact_sums`)."""
-    is_pos, said_pos = (is_positive(c, positive).cast(pl.UInt8) for c in (_ACTUAL, _PREDICTED))
     count = pl.len() if weight is None else pl.col(weight).sum()
-    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(count.alias("_n"))
-    n, cell = pl.col("_n"), pl.col("__fe_cell")
+    cells = _cell_groups(labels, by, is_positive(_ACTUAL, positive), is_positive(_PREDICTED, positive), count)
+    n, cell = pl.col("_n"), pl.col(_CELL)
 
     def in_cell(number: int) -> pl.Expr:
         total = n.filter(cell == number).sum()
@@ -297,13 +309,20 @@ def confusion_matrix(
     With ``weight``, each cell is the sum of its rows' sample weights (Float64).
     """
     _check_by(by, ["actual", "predicted", "count", CLASS])
-    labels, _, problems = _labels(frame, actual, predicted, by, weight)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     by = list(by)
 
     def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:  # (exact: added as they come)
         w = pl.col(_WEIGHT)
         count = pl.len().cast(pl.Int64) if weight is None else w.sum() if exact else weight_total(w)
-        return rows.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+        if dtype != pl.Boolean:
+            return rows.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+        # Boolean labels: grouped by their binary cell (null labels, which the checks refuse, share one)
+        cells = _cell_groups(rows, by, pl.col(_ACTUAL), pl.col(_PREDICTED), count)
+        cell = pl.col(_CELL)
+        return cells.select(
+            *by, (cell >= 2).alias(_ACTUAL), (cell % 2 == 1).alias(_PREDICTED), pl.col("_n").alias("count")
+        )
 
     cells = counted(labels) if weight is None else when_exact(
         labels, _WEIGHT, lambda rows: counted(rows, exact=True), counted, engine="streaming"
