@@ -22,6 +22,7 @@ from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval.classification import exact_weights
+from frame_eval.classification.counts import WeightsSeen
 from frame_eval.classification.exact_weights import exact_sums
 
 
@@ -156,7 +157,7 @@ CALLS: dict[str, Callable[[pl.LazyFrame], pl.LazyFrame]] = {
 
 def ordered_only(monkeypatch: pytest.MonkeyPatch) -> None:
     # (the bound first: exact_sums reads it, and from frame_points.PACKED_ROWS rows the packed sort does)
-    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
+    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights, seen=None: None)
 
 
 @pytest.mark.parametrize("call", list(CALLS))
@@ -175,12 +176,12 @@ def test_the_patch_reaches_the_check_so_the_test_above_can_fail(monkeypatch: pyt
     bounds: list[int | None] = []
     real, real_bound = exact_weights.exact_sums, exact_weights.bounded_exponent
 
-    def spy(weights: pl.Series) -> bool:
-        seen.append(real(weights))
+    def spy(weights: pl.Series, noted: WeightsSeen | None = None) -> bool:
+        seen.append(real(weights, noted))
         return seen[-1]
 
-    def bound_spy(weights: pl.Series) -> int | None:
-        bounds.append(real_bound(weights))
+    def bound_spy(weights: pl.Series, noted: WeightsSeen | None = None) -> int | None:
+        bounds.append(real_bound(weights, noted))
         return bounds[-1]
 
     monkeypatch.setattr(exact_weights, "exact_sums", spy)

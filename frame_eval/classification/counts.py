@@ -202,6 +202,26 @@ def weight_bits(weights: pl.Expr) -> pl.Expr:
     return weights.reinterpret(dtype=pl.UInt64)
 
 
+@dataclass
+class WeightsSeen:
+    """What a pass over a call's (Float64) weights saw: their null count and largest bits (see
+    :func:`weight_bits`), noted by the exactness test of an eager call so that the weights' own check
+    reads it instead of a pass of its own. Unset (None) until noted."""
+
+    nulls: int | None = None
+    top_bits: int | None = None
+
+    def note(self, nulls: int, top_bits: int | None) -> None:
+        self.nulls, self.top_bits = nulls, top_bits
+
+    def bad(self) -> bool | None:
+        """Whether a weight may be bad (null, or bits at or above +inf's: also -0.0, a good one), or
+        None when nothing was noted."""
+        if self.nulls is None:
+            return None
+        return self.nulls > 0 or (self.top_bits is not None and self.top_bits >= INFINITE_BITS)
+
+
 # the weight column the frame methods make after checking the caller's weights with their rows
 CHECKED_WEIGHT: Final = "__frame_eval_weight"
 

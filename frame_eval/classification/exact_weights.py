@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from frame_eval.classification.counts import INFINITE_BITS, weight_bits
+from frame_eval.classification.counts import INFINITE_BITS, WeightsSeen, weight_bits
 from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
 
 __all__ = ["GROUP", "bounded_exponent", "exact_sums", "unit_exponent", "weighted_curve_points", "when_exact"]
@@ -37,7 +37,7 @@ __all__ = ["GROUP", "bounded_exponent", "exact_sums", "unit_exponent", "weighted
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
 
 
-def exact_sums(weights: pl.Series) -> bool:
+def exact_sums(weights: pl.Series, seen: WeightsSeen | None = None) -> bool:
     """Whether the (Float64) ``weights`` add up to the same bits in every order (see the module).
 
     True when each weight is a whole multiple of one ``2^-k`` and ``n max(w) 2^k`` stays below ``2^53``
@@ -50,8 +50,10 @@ def exact_sums(weights: pl.Series) -> bool:
     True
     >>> exact_sums(pl.Series([0.1, 0.2]))  # 0.1 is no multiple of a power of two that 0.2 shares in range
     False
+
+    ``seen`` notes what the bound's pass saw (:func:`bounded_exponent`).
     """
-    k = bounded_exponent(weights)
+    k = bounded_exponent(weights, seen)
     if k is None:
         return False
     scaled = pl.first() * 2.0**k  # a power of two: exact (the values stay below 2^53)
@@ -59,7 +61,7 @@ def exact_sums(weights: pl.Series) -> bool:
     return bool(_passed(weights, (scaled % 1.0 == 0.0).all())[0])
 
 
-def bounded_exponent(weights: pl.Series) -> int | None:
+def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int | None:
     """The ``k`` of :func:`exact_sums` (``n max(w) 2^k < 2^53``; 0 when there are no weights or all are
     0) when its other conditions hold: no null, NaN, infinite or negative weight, and ``k >= 0``; else
     None. Whether each weight times ``2^k`` is a whole number is left to the caller: a pass over the
@@ -68,16 +70,21 @@ def bounded_exponent(weights: pl.Series) -> int | None:
     >>> import polars as pl
     >>> bounded_exponent(pl.Series([0.25, 3.5, 0.0, 2.0])), bounded_exponent(pl.Series([1.0, -0.5]))
     (48, None)
+
+    ``seen`` notes the weights' null count and largest bits, read in the same pass.
     """
     n = weights.len()
-    if n == 0:
-        return 0
     weights = weights.cast(pl.Float64)
-    if weights.null_count():
-        return None
+    nulls = weights.null_count()
+    if n == 0 or nulls:
+        if seen is not None:
+            seen.note(nulls, None)
+        return None if nulls else 0
     # the largest weight from the largest bits: doubles >= +0.0 order as their bits, and a negative
     # (-0.0 too), NaN or infinite weight has bits at or above those of +inf
     (top_bits,) = _passed(weights, weight_bits(pl.first()).max())
+    if seen is not None:
+        seen.note(0, top_bits)
     if top_bits < INFINITE_BITS:
         top = struct.unpack("<d", struct.pack("<Q", top_bits))[0]
     else:  # only then min, max and NaN (-0.0 is a weight >= 0; the others are not)
@@ -121,18 +128,19 @@ def when_exact(
     ordered: Callable[[pl.LazyFrame], pl.LazyFrame],
     *,
     engine: Literal["in-memory", "streaming"] = "in-memory",
+    seen: WeightsSeen | None = None,
 ) -> pl.LazyFrame:
     """``exact(frame)`` when ``frame``'s column ``weight`` passes :func:`exact_sums`, else ``ordered(frame)``.
 
     Decided when the plan runs (nothing is collected before), on ``frame`` as a whole, in one frame
     function that runs the chosen plan on ``engine`` (sorts within groups run faster on the in-memory
     engine, aggregations of many expressions on the streaming one; the same values either way). The
-    two plans must give the same columns and dtypes.
+    two plans must give the same columns and dtypes. ``seen`` notes what the test saw of the weights.
     """
     schema = ordered(frame).collect_schema()
 
     def run(rows: pl.DataFrame) -> pl.DataFrame:
-        chosen = exact if exact_sums(rows.get_column(weight)) else ordered
+        chosen = exact if exact_sums(rows.get_column(weight), seen) else ordered
         return chosen(rows.lazy()).collect(engine=engine)
 
     return frame.map_batches(run, schema=schema, streamable=False)
