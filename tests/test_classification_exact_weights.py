@@ -68,6 +68,19 @@ def test_exact_sums_refuses_weights_whose_sums_can_round(weights: list[float | N
     assert not exact_sums(pl.Series(weights, dtype=pl.Float64))
 
 
+@pytest.mark.parametrize(("weights", "exact"), [
+    ([0.25] * 5 + [2.0**48], False),  # whole units at the first weights' scale, not at all weights' (k = 1)
+    ([0.5] * 5 + [2.0**48], True),  # at both
+    ([0.1] * 5 + [2.0**48], False),  # at neither
+    ([0.0] * 5 + [2.0**48, 0.5], True),  # first weights all 0: no first scale
+])
+def test_a_scale_from_the_first_weights_only_decides_when_it_is_all_weights(
+    weights: list[float], exact: bool, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(exact_weights, "SAMPLED_ROWS", 2)
+    assert exact_sums(pl.Series(weights)) == exact == reference_exact(weights)
+
+
 def reference_exponent(weights: list[float]) -> int | None:
     """bounded_exponent's rule in plain Python: every weight finite and >= 0 (-0.0 too), then the largest
     k <= 1023 with n max(w) 2^k < 2^53 (0 for no weights or all 0), None when it is negative."""
@@ -98,13 +111,22 @@ def random_weights(rng: np.random.Generator, n: int) -> list[float]:
     return [kinds[i]() for i in picks]
 
 
+@pytest.mark.parametrize("sampled", [1, 3, 1000])  # the first weights whose largest sets the first scale
 @pytest.mark.parametrize("seed", range(40))
-def test_the_checks_decide_as_their_rule_says(seed: int, engine: str) -> None:
+def test_the_checks_decide_as_their_rule_says(
+    seed: int, sampled: int, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(exact_weights, "SAMPLED_ROWS", sampled)
     rng = np.random.default_rng(seed)
     weights = random_weights(rng, int(rng.choice([1, 3, 50, 3000])))
+    if seed % 3 == 0:  # the largest weight last: the first scale is too fine, and tested again
+        weights = sorted(weights, key=lambda w: (not math.isnan(w), w))
     series = pl.Series(weights, dtype=pl.Float64)
     assert exact_weights.bounded_exponent(series) == reference_exponent(weights)
     assert exact_sums(series) == reference_exact(weights)
+    noted = WeightsSeen()
+    assert exact_sums(series, noted) == reference_exact(weights)
+    assert noted.bad() == (not all(math.isfinite(w) and w >= 0 and math.copysign(1, w) > 0 for w in weights))
 
 
 @pytest.mark.parametrize(("weights", "bounded"), [

@@ -206,13 +206,16 @@ def weight_bits(weights: pl.Expr) -> pl.Expr:
 class WeightsSeen:
     """What a pass over a call's (Float64) weights saw: their null count and largest bits (see
     :func:`weight_bits`), noted by the exactness test of an eager call so that the weights' own check
-    reads it instead of a pass of its own. Unset (None) until noted."""
+    reads it instead of a pass of its own; and, when ``whole_at`` asks, whether every weight times
+    ``2^whole_at`` is a whole number (``whole``). Unset (None) until noted."""
 
     nulls: int | None = None
     top_bits: int | None = None
+    whole_at: int | None = None
+    whole: bool | None = None
 
-    def note(self, nulls: int, top_bits: int | None) -> None:
-        self.nulls, self.top_bits = nulls, top_bits
+    def note(self, nulls: int, top_bits: int | None, whole: bool | None = None) -> None:
+        self.nulls, self.top_bits, self.whole = nulls, top_bits, whole
 
     def bad(self) -> bool | None:
         """Whether a weight may be bad (null, or bits at or above +inf's: also -0.0, a good one), or

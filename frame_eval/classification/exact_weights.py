@@ -51,14 +51,38 @@ def exact_sums(weights: pl.Series, seen: WeightsSeen | None = None) -> bool:
     >>> exact_sums(pl.Series([0.1, 0.2]))  # 0.1 is no multiple of a power of two that 0.2 shares in range
     False
 
-    ``seen`` notes what the bound's pass saw (:func:`bounded_exponent`).
+    ``seen`` notes what the bound's pass saw (:func:`bounded_exponent`). That pass also tests the
+    whole units at the ``k`` that the largest of the first weights gives (:func:`_first_exponent`),
+    at least the ``k`` of all: the answer when the two are equal (the largest weight's binade is
+    among the first), and False when the test fails (whole multiples of ``2^-k`` are multiples of
+    any larger power's inverse); else a second pass tests them at ``k``.
     """
+    seen = WeightsSeen() if seen is None else seen
+    seen.whole_at = _first_exponent(weights)
     k = bounded_exponent(weights, seen)
-    if k is None:
+    if k is None or seen.whole is False:
         return False
-    scaled = pl.first() * 2.0**k  # a power of two: exact (the values stay below 2^53)
-    # (a finite x >= 0 is whole when x % 1 is 0: cheaper than comparing it with its floor)
-    return bool(_passed(weights, (scaled % 1.0 == 0.0).all())[0])
+    if seen.whole and seen.whole_at == k:
+        return True
+    return bool(_passed(weights, _whole(k))[0])
+
+
+def _whole(k: int) -> pl.Expr:
+    """Whether every weight (``pl.first()``) times ``2^k`` (a power of two: exact) is a whole number."""
+    # (x % 1: cheaper than comparing x with its floor)
+    return (pl.first() * 2.0**k % 1.0 == 0.0).all().alias("whole")
+
+
+def _first_exponent(weights: pl.Series) -> int | None:
+    """The ``k`` of :func:`bounded_exponent` that the largest of the first :data:`SAMPLED_ROWS` weights
+    gives with all ``n`` of them (so at least the ``k`` of all), when they are finite, >= +0.0 and
+    not all 0 and that ``k`` is >= 0; else None."""
+    first = weights.head(SAMPLED_ROWS).cast(pl.Float64)
+    top_bits = first.reinterpret(dtype=pl.UInt64).max()
+    if first.null_count() or not top_bits or top_bits >= INFINITE_BITS:  # type: ignore[operator]
+        return None
+    k = _exponent(weights.len(), struct.unpack("<d", struct.pack("<Q", top_bits))[0])
+    return k if k >= 0 else None
 
 
 def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int | None:
@@ -71,7 +95,8 @@ def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int
     >>> bounded_exponent(pl.Series([0.25, 3.5, 0.0, 2.0])), bounded_exponent(pl.Series([1.0, -0.5]))
     (48, None)
 
-    ``seen`` notes the weights' null count and largest bits, read in the same pass.
+    ``seen`` notes the weights' null count and largest bits, read in the same pass (with the whole
+    units at ``seen.whole_at``, when it asks).
     """
     n = weights.len()
     weights = weights.cast(pl.Float64)
@@ -82,9 +107,10 @@ def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int
         return None if nulls else 0
     # the largest weight from the largest bits: doubles >= +0.0 order as their bits, and a negative
     # (-0.0 too), NaN or infinite weight has bits at or above those of +inf
-    (top_bits,) = _passed(weights, weight_bits(pl.first()).max())
+    at = None if seen is None else seen.whole_at
+    top_bits, *whole = _passed(weights, weight_bits(pl.first()).max(), *([] if at is None else [_whole(at)]))
     if seen is not None:
-        seen.note(0, top_bits)
+        seen.note(0, top_bits, bool(whole[0]) if whole else None)
     if top_bits < INFINITE_BITS:
         top = struct.unpack("<d", struct.pack("<Q", top_bits))[0]
     else:  # only then min, max and NaN (-0.0 is a weight >= 0; the others are not)
@@ -98,6 +124,8 @@ def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int
     return k if k >= 0 else None
 
 
+# how many of the first weights give :func:`exact_sums` the scale its first pass tests the units at
+SAMPLED_ROWS: Final = 1_000
 # from this many weights, their passes run on the streaming engine (on every core, without temporary
 # columns); fewer start faster on the in-memory one
 STREAMED_ROWS: Final = 200_000
