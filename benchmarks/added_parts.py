@@ -1,6 +1,6 @@
 """Time issue 13's added measures call by call at 10M predictions, beside scikit-learn's functions.
 
-    python benchmarks/added_parts.py [benchmarks/data/10M] [--only GROUP ...] [--sklearn-loops]
+    python benchmarks/added_parts.py [benchmarks/data/10M] [--only GROUP ...] [--sklearn-loops] [--steps]
 
 Each line is one frame_eval call on all 100 models in one process (median of 3 wall / CPU seconds),
 then the scikit-learn call(s) doing the same work once per model (one pass over the 100 models), then
@@ -18,6 +18,8 @@ other groups, the rest of issue 13's binary measures (``w`` the tool's weights, 
 - ``curves``: ``det_curve`` (``det_curve``), weighted ``roc`` and ``pr_curve`` (``roc_curve`` and
   ``precision_recall_curve`` with ``sample_weight``, ``drop_intermediate=False``);
 - ``confusion``: weighted ``confusion`` and ``confusion_matrix`` (``confusion_matrix(sample_weight=)``);
+  with ``--steps``, then the steps of those calls one at a time (the data checks, the weights'
+  exactness test, the cells' group-by; a plain group-by of the models, what reading the rows costs);
 - ``thresholds``: ``rates(score=, thresholds=[0, 0.1, ..., 1])`` (precision, recall, F1), against
   one ``roc_curve`` per model read at the 11 thresholds with ``searchsorted`` and the rates in NumPy
   (the fastest way we know with scikit-learn, so the ratio is not flattered; ``--sklearn-loops``
@@ -356,6 +358,30 @@ def confusion(b: Bench) -> None:
            lambda: b.ns.confusion_matrix("label", "pred", by="model", weight="w"), [step], matrix_check)
 
 
+def confusion_steps(b: Bench) -> None:
+    """The weighted counts' steps one at a time (median of 3), on the rows the calls see: what each
+    costs of the calls above, and the floor the cells' group-by stands on."""
+    from frame_eval import _checks
+    from frame_eval.classification import exact_weights, frame_checks
+
+    print("steps of confusion(weight=w) / confusion_matrix(weight=w):")
+    labels, _, problems = frame_checks._labels(b.preds.lazy(), "label", "pred", ["model"], "w")
+    checks = _checks.Counted.of(problems).row
+    rows = labels.collect()
+    weights = rows.get_column(frame_checks._WEIGHT)
+    actual, predicted = pl.col(frame_checks._ACTUAL), pl.col(frame_checks._PREDICTED)
+    cell = (actual.cast(pl.UInt8) * 2 + predicted.cast(pl.UInt8)).alias("__fe_cell")  # (as _cell_groups)
+    cells = rows.lazy().group_by("model", cell).agg(pl.col(weights.name).sum())  # (also for older code)
+    models = rows.lazy().group_by("model").agg(pl.len())
+    for label, step in (
+        ("  the data checks (nulls of the keys and labels, the weights')", lambda: checks.collect()),
+        ("  the weights' exactness test (exact_sums)", lambda: exact_weights.exact_sums(weights)),
+        ("  the cells' group-by, weights added as they come", lambda: cells.collect(engine="streaming")),
+        ("  floor: group_by(model) len, streaming", lambda: models.collect(engine="streaming")),
+    ):
+        _timed(label, step)
+
+
 def thresholds(b: Bench, loops: bool = False) -> None:
     metrics_ = ["precision", "recall", "F1"]
 
@@ -447,6 +473,8 @@ def main() -> None:
                         help="the groups of lines to run (default: all)")
     parser.add_argument("--sklearn-loops", action="store_true",
                         help="also time confusion_matrix per threshold per model (about 10 s)")
+    parser.add_argument("--steps", action="store_true",
+                        help="with the confusion group, also time its calls' steps one at a time")
     args = parser.parse_args()
     bench = Bench(args.data)
     for group in args.only:
@@ -455,6 +483,8 @@ def main() -> None:
             thresholds(bench, loops=args.sklearn_loops)
         else:
             globals()[group](bench)
+        if group == "confusion" and args.steps:
+            confusion_steps(bench)
     print("== ratios (scikit-learn per model / frame_eval), wall and CPU:")
     for label, wall, cpu in bench.ratios:
         print(f"{label:72s} {wall:5.1f}x {cpu:5.1f}x{'' if wall >= 10 else '  < 10x'}")

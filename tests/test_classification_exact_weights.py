@@ -11,6 +11,7 @@ on both engines.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -21,6 +22,7 @@ from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401  (registers .ireval)
 from frame_eval.classification import exact_weights
+from frame_eval.classification.counts import WeightsSeen
 from frame_eval.classification.exact_weights import exact_sums
 
 
@@ -31,32 +33,110 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-@pytest.mark.parametrize("weights", [
+EXACT = [
     [], [0.0, 0.0], [1.0, 2.0, 3.0], [0.25, 0.5, 0.0, 1.75], [3.5, 2.0**-40, 1.0], [2.0**-1000, 2.0**-999],
-    [1e6] * 1000, [2.0**50, 2.0**50 - 1.0],
-])
-def test_exact_sums_takes_multiples_of_a_power_of_two_with_a_small_total(weights: list[float]) -> None:
-    assert exact_sums(pl.Series(weights, dtype=pl.Float64))
-
-
-@pytest.mark.parametrize("weights", [
+    [1e6] * 1000, [2.0**50, 2.0**50 - 1.0], [-0.0, 0.5, -0.0], [-0.0],
+]
+NOT_EXACT = [
     [0.1, 0.2],  # no power of two divides 0.1 with the total in range
     [1.0, 2.0**-60],  # 1 + 2^-60 rounds
     [2.0**52, 2.0**52],  # their total is 2^53
     [2.0**62, 1.0],
     [2.0**-1074, 2.0**-1073],  # finer than the check scales to (2^-1023): refused, not wrong
-    [1.0, float("nan")], [1.0, float("inf")], [1.0, -0.25], [1.0, None],
-])
-def test_exact_sums_refuses_weights_whose_sums_can_round(weights: list[float | None]) -> None:
+    [1.0, float("nan")], [1.0, float("inf")], [1.0, -0.25], [1.0, None], [1.0, -float("nan")],
+    [-0.0, -float("inf")], [-0.0, 0.1],
+]
+
+
+@pytest.fixture(params=["in-memory", "streaming"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both engines the checks of the weights run on (streaming from STREAMED_ROWS weights: here all)."""
+    if request.param == "streaming":
+        monkeypatch.setattr(exact_weights, "STREAMED_ROWS", 0)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("weights", EXACT)
+def test_exact_sums_takes_multiples_of_a_power_of_two_with_a_small_total(
+    weights: list[float], engine: str
+) -> None:
+    assert exact_sums(pl.Series(weights, dtype=pl.Float64))
+
+
+@pytest.mark.parametrize("weights", NOT_EXACT)
+def test_exact_sums_refuses_weights_whose_sums_can_round(weights: list[float | None], engine: str) -> None:
     assert not exact_sums(pl.Series(weights, dtype=pl.Float64))
+
+
+@pytest.mark.parametrize(("weights", "exact"), [
+    ([0.25] * 5 + [2.0**48], False),  # whole units at the first weights' scale, not at all weights' (k = 1)
+    ([0.5] * 5 + [2.0**48], True),  # at both
+    ([0.1] * 5 + [2.0**48], False),  # at neither
+    ([0.0] * 5 + [2.0**48, 0.5], True),  # first weights all 0: no first scale
+])
+def test_a_scale_from_the_first_weights_only_decides_when_it_is_all_weights(
+    weights: list[float], exact: bool, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(exact_weights, "SAMPLED_ROWS", 2)
+    assert exact_sums(pl.Series(weights)) == exact == reference_exact(weights)
+
+
+def reference_exponent(weights: list[float]) -> int | None:
+    """bounded_exponent's rule in plain Python: every weight finite and >= 0 (-0.0 too), then the largest
+    k <= 1023 with n max(w) 2^k < 2^53 (0 for no weights or all 0), None when it is negative."""
+    if not all(math.isfinite(w) and w >= 0 for w in weights):
+        return None
+    top = max(weights, default=0.0)
+    if top == 0:
+        return 0
+    k = min(53 - math.frexp(top)[1] - len(weights).bit_length(), 1023)
+    return k if k >= 0 else None
+
+
+def reference_exact(weights: list[float]) -> bool:
+    k = reference_exponent(weights)
+    return k is not None and all((w * 2.0**k).is_integer() for w in weights)
+
+
+def random_weights(rng: np.random.Generator, n: int) -> list[float]:
+    """Weights of mixed kinds: whole, quarters, fractions, huge, subnormal, -0.0, now and then a bad one."""
+    kinds = [
+        lambda: float(rng.integers(0, 9)), lambda: rng.integers(0, 9) / 4.0, lambda: float(rng.random()),
+        lambda: float(rng.choice([2.0**60, 1e300, 2.0**40])), lambda: float(rng.choice([5e-324, 2.0**-1060])),
+        lambda: -0.0, lambda: float(rng.choice([-1.0, math.nan, -math.nan, math.inf, -math.inf, -5e-324])),
+    ]
+    chosen = rng.choice(len(kinds), size=rng.integers(1, 4), replace=False)
+    odds = rng.random(len(chosen)) + (np.arange(len(chosen)) == 0) * 20  # the first kind most rows
+    picks = rng.choice(chosen, size=n, p=odds / odds.sum())
+    return [kinds[i]() for i in picks]
+
+
+@pytest.mark.parametrize("sampled", [1, 3, 1000])  # the first weights whose largest sets the first scale
+@pytest.mark.parametrize("seed", range(40))
+def test_the_checks_decide_as_their_rule_says(
+    seed: int, sampled: int, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(exact_weights, "SAMPLED_ROWS", sampled)
+    rng = np.random.default_rng(seed)
+    weights = random_weights(rng, int(rng.choice([1, 3, 50, 3000])))
+    if seed % 3 == 0:  # the largest weight last: the first scale is too fine, and tested again
+        weights = sorted(weights, key=lambda w: (not math.isnan(w), w))
+    series = pl.Series(weights, dtype=pl.Float64)
+    assert exact_weights.bounded_exponent(series) == reference_exponent(weights)
+    assert exact_sums(series) == reference_exact(weights)
+    noted = WeightsSeen()
+    assert exact_sums(series, noted) == reference_exact(weights)
+    assert noted.bad() == (not all(math.isfinite(w) and w >= 0 and math.copysign(1, w) > 0 for w in weights))
 
 
 @pytest.mark.parametrize(("weights", "bounded"), [
     ([], True), ([0.0, 0.0], True), ([0.1, 0.2], True), ([1.0, float("nan")], False),
     ([2.0**52, 2.0**52], False), ([2.0**62, 1.0], False), ([1.0, float("inf")], False), ([1.0, -0.25], False),
-    ([1.0, None], False), ([float("nan")], False), ([-0.0, 1.0], True),
+    ([1.0, None], False), ([float("nan")], False), ([-0.0, 1.0], True), ([-0.0, -float("nan")], False),
 ])
-def test_the_bound_is_every_condition_but_whole_units(weights: list[float | None], bounded: bool) -> None:
+def test_the_bound_is_every_condition_but_whole_units(
+    weights: list[float | None], bounded: bool, engine: str
+) -> None:
     series = pl.Series(weights, dtype=pl.Float64)
     k = exact_weights.bounded_exponent(series)
     assert (k is not None) == bounded
@@ -82,6 +162,8 @@ def exact_frame(seed: int, n: int = 600) -> pl.DataFrame:
 CALLS: dict[str, Callable[[pl.LazyFrame], pl.LazyFrame]] = {
     "rates": lambda f: f.ireval.rates("y", "yhat", by="g", weight="w"),
     "confusion": lambda f: f.ireval.confusion("y", "yhat", by="g", weight="w"),
+    "confusion_matrix": lambda f: f.ireval.confusion_matrix("y", "yhat", by="g", weight="w"),
+    "confusion_matrix_ungrouped": lambda f: f.ireval.confusion_matrix("y", "yhat", weight="w"),
     "scores": lambda f: f.ireval.scores(
         "y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP", "PR_AUC", "EER"]
     ),
@@ -97,7 +179,7 @@ CALLS: dict[str, Callable[[pl.LazyFrame], pl.LazyFrame]] = {
 
 def ordered_only(monkeypatch: pytest.MonkeyPatch) -> None:
     # (the bound first: exact_sums reads it, and from frame_points.PACKED_ROWS rows the packed sort does)
-    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights: None)
+    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights, seen=None: None)
 
 
 @pytest.mark.parametrize("call", list(CALLS))
@@ -116,12 +198,12 @@ def test_the_patch_reaches_the_check_so_the_test_above_can_fail(monkeypatch: pyt
     bounds: list[int | None] = []
     real, real_bound = exact_weights.exact_sums, exact_weights.bounded_exponent
 
-    def spy(weights: pl.Series) -> bool:
-        seen.append(real(weights))
+    def spy(weights: pl.Series, noted: WeightsSeen | None = None) -> bool:
+        seen.append(real(weights, noted))
         return seen[-1]
 
-    def bound_spy(weights: pl.Series) -> int | None:
-        bounds.append(real_bound(weights))
+    def bound_spy(weights: pl.Series, noted: WeightsSeen | None = None) -> int | None:
+        bounds.append(real_bound(weights, noted))
         return bounds[-1]
 
     monkeypatch.setattr(exact_weights, "exact_sums", spy)
@@ -152,6 +234,19 @@ def test_scikit_learn_agrees_to_the_bit(seed: int, forced: bool, monkeypatch: py
     rates = df.ireval.rates("y", "yhat", by="g", weight="w", metrics=["precision", "recall"], shape="wide")
     scores = df.ireval.scores("y", "s", by="g", weight="w", metrics=["ROC_AUC", "AP", "PR_AUC"], shape="wide")
     roc = df.ireval.roc("y", "s", by="g", weight="w")
+    # Boolean labels' matrix (grouped by binary cell); group 3 predicts one class for one class
+    one_class = pl.DataFrame({"g": [3] * 5, "y": [True] * 5, "yhat": [True] * 5, "s": [0.5] * 5,
+                              "w": [0.25, 1.0, 0.0, 2.0, 0.5]})
+    both = pl.concat([df, one_class.cast(df.schema)])
+    matrix = both.ireval.confusion_matrix("y", "yhat", by="g", weight="w")
+    for g, part in groups(both):
+        y, yhat, w = part["y"].to_numpy(), part["yhat"].to_numpy(), part["w"].to_numpy()
+        present = sorted(set(y) | set(yhat))
+        ours = matrix.filter(pl.col("g") == g)
+        assert ours["actual"].to_list() == [a for a in present for _ in present]
+        assert ours["predicted"].to_list() == present * len(present)
+        want = skm.confusion_matrix(y, yhat, labels=present, sample_weight=w)
+        assert ours["count"].to_list() == want.ravel().tolist()
     for g, part in groups(df):
         y, w, s = part["y"].to_numpy(), part["w"].to_numpy(), part["s"].to_numpy()
         precision, recall, _, _ = skm.precision_recall_fscore_support(

@@ -21,6 +21,7 @@ from sklearn import metrics as skm
 
 import frame_eval  # noqa: F401
 from frame_eval import classification as C
+from frame_eval.classification import exact_weights
 
 TOL = 1e-12
 
@@ -222,7 +223,10 @@ def test_weighted_values_do_not_depend_on_row_order() -> None:
         assert call(df.lazy()).collect(engine="streaming").equals(call(df))
 
 
-BAD_WEIGHTS = [(-1.0, "-1.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf")]
+BAD_WEIGHTS = [
+    (-1.0, "-1.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf"), (-float("inf"), "-inf"),
+    (-float("nan"), "nan"), (-5e-324, "-5e-324"),
+]
 
 
 @pytest.mark.parametrize(("bad", "shown"), BAD_WEIGHTS)
@@ -248,6 +252,58 @@ def test_bad_weights_name_column_row_and_value(method: str, args: tuple[str, str
     with pytest.raises(ValueError, match=message):
         lazy.collect()
     assert broken.equals(before)
+
+
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [("confusion", ("y", "yhat")), ("rates", ("c", "chat")), ("confusion_matrix", ("c", "chat")),
+     ("confusion_matrix", ("y", "yhat")), ("roc", ("y", "s")), ("scores", ("y", "s"))],
+)
+def test_negative_zero_is_a_weight(method: str, args: tuple[str, str]) -> None:
+    # -0.0 >= 0: no error, though its bits (sign set) are above +inf's, as a bad weight's are
+    df = weighted_frame(0, n=20)
+    signed = df.with_columns(pl.when(pl.col("w") == 0).then(-0.0).otherwise(pl.col("w")).alias("w"))
+    assert signed["w"].cast(pl.Float64).reinterpret(dtype=pl.UInt64).max() >= 1 << 63
+    for frame in (signed, signed.lazy()):
+        result = getattr(frame.ireval, method)(*args, weight="w")
+        assert (result.collect() if isinstance(result, pl.LazyFrame) else result).height
+
+
+@pytest.mark.parametrize("bad", [float("nan"), None, 1.5])  # (1.5: all good, no error)
+@pytest.mark.parametrize("method", ["confusion", "rates", "confusion_matrix"])
+def test_weights_checked_when_the_exactness_test_notes_nothing(
+    method: str, bad: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an eager call's check of the weights reads what the exactness test's pass saw; when that pass
+    # does not run (here: the bound patched away), the check makes its own
+    df = weighted_frame(0, n=20)
+    broken = df.with_columns(pl.Series("w", [*df["w"][:7], bad, *df["w"][8:]], dtype=pl.Float64))
+    args = ("y", "yhat") if method != "confusion_matrix" else ("c", "chat")
+    monkeypatch.setattr(exact_weights, "bounded_exponent", lambda weights, seen=None: None)
+    if bad == 1.5:
+        assert getattr(broken.ireval, method)(*args, weight="w").height
+        return
+    with pytest.raises(ValueError, match=r"1 null, NaN, infinite or negative values .* \(first at row 7"):
+        getattr(broken.ireval, method)(*args, weight="w")
+
+
+@pytest.mark.parametrize("method", ["confusion", "rates"])
+def test_weighted_binary_calls_keep_every_check(method: str) -> None:
+    # the weights' check reads the exactness test's pass; the labels' checks stay, in their order
+    df = weighted_frame(0, n=20)
+    # (a bad predicted label: its check is the last one)
+    two = pl.when(pl.int_range(pl.len()) == 5).then(2).otherwise(pl.col("yhat")).alias("yhat")
+    negative = pl.when(pl.col("w") > 0).then(pl.col("w")).otherwise(-1.0).alias("w")
+    for frame in (df, df.lazy()):
+        def run(f: pl.DataFrame | pl.LazyFrame) -> None:
+            result = getattr(f.ireval, method)("y", "yhat", weight="w")
+            if isinstance(result, pl.LazyFrame):
+                result.collect()
+
+        with pytest.raises(ValueError, match=r"1 values in predictions column 'yhat' are neither 0 nor 1"):
+            run(frame.with_columns(two))
+        with pytest.raises(ValueError, match=r"negative values in predictions column 'w'"):  # (comes first)
+            run(frame.with_columns(two, negative))
 
 
 def test_weight_column_must_be_numeric_and_exist() -> None:

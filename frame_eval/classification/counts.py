@@ -190,6 +190,41 @@ def weight_check(column: str) -> pl.Expr:
     return checked_as_it_runs(column, check)
 
 
+# the bits of +inf: a Float64's bits (as UInt64) are below them exactly when it is finite and >= +0.0
+INFINITE_BITS: Final = 0x7FF0_0000_0000_0000
+
+
+def weight_bits(weights: pl.Expr) -> pl.Expr:
+    """The bits of Float64 ``weights`` as UInt64 (null stays null): below :data:`INFINITE_BITS` exactly
+    for finite weights >= +0.0, and ordered as those weights are, so one ``max`` tells whether every
+    weight is such a number, and which is the largest. A negative weight (and -0.0), NaN or an
+    infinite one has bits at or above :data:`INFINITE_BITS`."""
+    return weights.reinterpret(dtype=pl.UInt64)
+
+
+@dataclass
+class WeightsSeen:
+    """What a pass over a call's (Float64) weights saw: their null count and largest bits (see
+    :func:`weight_bits`), noted by the exactness test of an eager call so that the weights' own check
+    reads it instead of a pass of its own; and, when ``whole_at`` asks, whether every weight times
+    ``2^whole_at`` is a whole number (``whole``). Unset (None) until noted."""
+
+    nulls: int | None = None
+    top_bits: int | None = None
+    whole_at: int | None = None
+    whole: bool | None = None
+
+    def note(self, nulls: int, top_bits: int | None, whole: bool | None = None) -> None:
+        self.nulls, self.top_bits, self.whole = nulls, top_bits, whole
+
+    def bad(self) -> bool | None:
+        """Whether a weight may be bad (null, or bits at or above +inf's: also -0.0, a good one), or
+        None when nothing was noted."""
+        if self.nulls is None:
+            return None
+        return self.nulls > 0 or (self.top_bits is not None and self.top_bits >= INFINITE_BITS)
+
+
 # the weight column the frame methods make after checking the caller's weights with their rows
 CHECKED_WEIGHT: Final = "__frame_eval_weight"
 

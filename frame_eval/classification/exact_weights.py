@@ -23,11 +23,13 @@ taken, which the tests check on both paths.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
+from frame_eval.classification.counts import INFINITE_BITS, WeightsSeen, weight_bits
 from frame_eval.classification.grouped_scores import _G as GROUP  # the group numbers the areas read
 
 __all__ = ["GROUP", "bounded_exponent", "exact_sums", "unit_exponent", "weighted_curve_points", "when_exact"]
@@ -35,7 +37,7 @@ __all__ = ["GROUP", "bounded_exponent", "exact_sums", "unit_exponent", "weighted
 _MAX_EXPONENT = 1023  # 2.0 ** k stays finite
 
 
-def exact_sums(weights: pl.Series) -> bool:
+def exact_sums(weights: pl.Series, seen: WeightsSeen | None = None) -> bool:
     """Whether the (Float64) ``weights`` add up to the same bits in every order (see the module).
 
     True when each weight is a whole multiple of one ``2^-k`` and ``n max(w) 2^k`` stays below ``2^53``
@@ -48,16 +50,42 @@ def exact_sums(weights: pl.Series) -> bool:
     True
     >>> exact_sums(pl.Series([0.1, 0.2]))  # 0.1 is no multiple of a power of two that 0.2 shares in range
     False
+
+    ``seen`` notes what the bound's pass saw (:func:`bounded_exponent`). That pass also tests the
+    whole units at the ``k`` that the largest of the first weights gives (:func:`_first_exponent`),
+    at least the ``k`` of all: the answer when the two are equal (the largest weight's binade is
+    among the first), and False when the test fails (whole multiples of ``2^-k`` are multiples of
+    any larger power's inverse); else a second pass tests them at ``k``.
     """
-    k = bounded_exponent(weights)
-    if k is None:
+    seen = WeightsSeen() if seen is None else seen
+    seen.whole_at = _first_exponent(weights)
+    k = bounded_exponent(weights, seen)
+    if k is None or seen.whole is False:
         return False
-    scaled = pl.first() * 2.0**k  # a power of two: exact (the values stay below 2^53)
-    # (one lazy pass over the chunks, in parallel: an eager one made two temporary columns)
-    return bool(weights.to_frame().lazy().select((scaled == scaled.floor()).all()).collect().item())
+    if seen.whole and seen.whole_at == k:
+        return True
+    return bool(_passed(weights, _whole(k))[0])
 
 
-def bounded_exponent(weights: pl.Series) -> int | None:
+def _whole(k: int) -> pl.Expr:
+    """Whether every weight (``pl.first()``) times ``2^k`` (a power of two: exact) is a whole number."""
+    # (x % 1: cheaper than comparing x with its floor)
+    return (pl.first() * 2.0**k % 1.0 == 0.0).all().alias("whole")
+
+
+def _first_exponent(weights: pl.Series) -> int | None:
+    """The ``k`` of :func:`bounded_exponent` that the largest of the first :data:`SAMPLED_ROWS` weights
+    gives with all ``n`` of them (so at least the ``k`` of all), when they are finite, >= +0.0 and
+    not all 0 and that ``k`` is >= 0; else None."""
+    first = weights.head(SAMPLED_ROWS).cast(pl.Float64)
+    top_bits = first.reinterpret(dtype=pl.UInt64).max()
+    if first.null_count() or not top_bits or top_bits >= INFINITE_BITS:  # type: ignore[operator]
+        return None
+    k = _exponent(weights.len(), struct.unpack("<d", struct.pack("<Q", top_bits))[0])
+    return k if k >= 0 else None
+
+
+def bounded_exponent(weights: pl.Series, seen: WeightsSeen | None = None) -> int | None:
     """The ``k`` of :func:`exact_sums` (``n max(w) 2^k < 2^53``; 0 when there are no weights or all are
     0) when its other conditions hold: no null, NaN, infinite or negative weight, and ``k >= 0``; else
     None. Whether each weight times ``2^k`` is a whole number is left to the caller: a pass over the
@@ -66,22 +94,47 @@ def bounded_exponent(weights: pl.Series) -> int | None:
     >>> import polars as pl
     >>> bounded_exponent(pl.Series([0.25, 3.5, 0.0, 2.0])), bounded_exponent(pl.Series([1.0, -0.5]))
     (48, None)
+
+    ``seen`` notes the weights' null count and largest bits, read in the same pass (with the whole
+    units at ``seen.whole_at``, when it asks).
     """
     n = weights.len()
-    if n == 0:
-        return 0
-    if weights.null_count():
-        return None
-    w = pl.first()  # (one lazy pass for the three)
-    low, top, nan = weights.to_frame().lazy().select(
-        w.min().alias("low"), w.max().alias("top"), w.is_nan().any().alias("nan")
-    ).collect().row(0)
-    if nan or low is None or not 0.0 <= low <= top < math.inf:  # (polars' == takes NaN as equal to NaN)
-        return None
+    weights = weights.cast(pl.Float64)
+    nulls = weights.null_count()
+    if n == 0 or nulls:
+        if seen is not None:
+            seen.note(nulls, None)
+        return None if nulls else 0
+    # the largest weight from the largest bits: doubles >= +0.0 order as their bits, and a negative
+    # (-0.0 too), NaN or infinite weight has bits at or above those of +inf
+    at = None if seen is None else seen.whole_at
+    top_bits, *whole = _passed(weights, weight_bits(pl.first()).max(), *([] if at is None else [_whole(at)]))
+    if seen is not None:
+        seen.note(0, top_bits, bool(whole[0]) if whole else None)
+    if top_bits < INFINITE_BITS:
+        top = struct.unpack("<d", struct.pack("<Q", top_bits))[0]
+    else:  # only then min, max and NaN (-0.0 is a weight >= 0; the others are not)
+        w = pl.first()
+        low, top, nan = _passed(weights, w.min(), w.max().alias("top"), w.is_nan().any().alias("nan"))
+        if nan or low is None or not 0.0 <= low <= top < math.inf:  # (polars' == takes NaN as equal to NaN)
+            return None
     if top == 0:
         return 0
     k = _exponent(n, float(top))  # type: ignore[arg-type]
     return k if k >= 0 else None
+
+
+# how many of the first weights give :func:`exact_sums` the scale its first pass tests the units at
+SAMPLED_ROWS: Final = 1_000
+# from this many weights, their passes run on the streaming engine (on every core, without temporary
+# columns); fewer start faster on the in-memory one
+STREAMED_ROWS: Final = 200_000
+
+
+def _passed(weights: pl.Series, *aggregations: pl.Expr) -> tuple[Any, ...]:
+    """The ``aggregations`` (of ``pl.first()``) over ``weights``, as one row: one lazy pass."""
+    engine = "streaming" if weights.len() >= STREAMED_ROWS else "in-memory"
+    return weights.to_frame().lazy().select(aggregations).collect(engine=engine).row(0)
 
 
 def _exponent(n: int, top: float) -> int:
@@ -103,18 +156,19 @@ def when_exact(
     ordered: Callable[[pl.LazyFrame], pl.LazyFrame],
     *,
     engine: Literal["in-memory", "streaming"] = "in-memory",
+    seen: WeightsSeen | None = None,
 ) -> pl.LazyFrame:
     """``exact(frame)`` when ``frame``'s column ``weight`` passes :func:`exact_sums`, else ``ordered(frame)``.
 
     Decided when the plan runs (nothing is collected before), on ``frame`` as a whole, in one frame
     function that runs the chosen plan on ``engine`` (sorts within groups run faster on the in-memory
     engine, aggregations of many expressions on the streaming one; the same values either way). The
-    two plans must give the same columns and dtypes.
+    two plans must give the same columns and dtypes. ``seen`` notes what the test saw of the weights.
     """
     schema = ordered(frame).collect_schema()
 
     def run(rows: pl.DataFrame) -> pl.DataFrame:
-        chosen = exact if exact_sums(rows.get_column(weight)) else ordered
+        chosen = exact if exact_sums(rows.get_column(weight), seen) else ordered
         return chosen(rows.lazy()).collect(engine=engine)
 
     return frame.map_batches(run, schema=schema, streamable=False)

@@ -16,6 +16,7 @@ from frame_eval.classification.counts import (
     COUNT_NAMES,
     Average,
     Counts,
+    WeightsSeen,
     binary_counts,
     check_average,
     check_zero_division,
@@ -38,6 +39,7 @@ from frame_eval.classification.frame_checks import (
     _check_shape,
     _labels,
     _not_binary_problems,
+    _noting,
     _per_group,
     _shaped,
     resolve_positive,
@@ -49,13 +51,22 @@ _ONE: Final = "__fe_one_group"
 
 # -- counts ----------------------------------------------------------------------------------------
 
+def _seen(weight: str | None) -> WeightsSeen | None:
+    """Where an eager weighted call's exactness test notes what it saw of the weights, for their
+    check to read (:func:`~frame_eval.classification.frame_checks.weight_problems`); None otherwise."""
+    return None if weight is None or _checks.current() is None else WeightsSeen()
+
+
 def _weighted(labels: pl.LazyFrame) -> str | None:
     return _WEIGHT if _WEIGHT in labels.collect_schema() else None
 
 
-def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -> pl.LazyFrame:
+def binary_count_frame(
+    labels: pl.LazyFrame, by: Sequence[str], positive: Any, seen: WeightsSeen | None = None
+) -> pl.LazyFrame:
     """``[*by, tp, fp, fn, tn, p, n, pp, pn, total]`` of one binary problem per group (weighted: Float64;
-    weights that add up exactly in any order are added as they come, others from the smallest up)."""
+    weights that add up exactly in any order are added as they come, others from the smallest up;
+    ``seen`` notes what the test of that saw: :func:`~frame_eval.classification.exact_weights.when_exact`)."""
     weight = _weighted(labels)
 
     def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:
@@ -71,7 +82,20 @@ def binary_count_frame(labels: pl.LazyFrame, by: Sequence[str], positive: Any) -
         # (each cell's weights added as they come, or the four sums with their exact option)
         return _cell_counts(rows, by, positive, weight) if plain else counted(rows, exact=True)
 
-    return when_exact(labels, weight, exactly, counted, engine="streaming")
+    return when_exact(labels, weight, exactly, counted, engine="streaming", seen=seen)
+
+
+_CELL: Final = "__fe_cell"
+
+
+def _cell_groups(
+    labels: pl.LazyFrame, by: Sequence[str], is_pos: pl.Expr, said_pos: pl.Expr, count: pl.Expr
+) -> pl.LazyFrame:
+    """``[*by, __fe_cell, _n]``: ``count`` per group and binary cell, numbered 2 x (actual positive) +
+    (predicted positive) (one UInt8 key beside the group's: polars groups it faster than the two
+    label columns; a row with a null label in the null cell)."""
+    cell = (is_pos.cast(pl.UInt8) * 2 + said_pos.cast(pl.UInt8)).alias(_CELL)
+    return labels.group_by([*by, cell]).agg(count.alias("_n"))
 
 
 def _cell_counts(
@@ -82,10 +106,9 @@ def _cell_counts(
     sums per group), then each cell's count per group (a row with a null label is in no cell). With
     ``weight``, the sums of the cells' weights, added as they come: for weights that add up exactly in
     any order (:func:`~frame_eval.classification.exact_weights.exact_sums`)."""
-    is_pos, said_pos = (is_positive(c, positive).cast(pl.UInt8) for c in (_ACTUAL, _PREDICTED))
     count = pl.len() if weight is None else pl.col(weight).sum()
-    cells = labels.group_by([*by, (is_pos * 2 + said_pos).alias("__fe_cell")]).agg(count.alias("_n"))
-    n, cell = pl.col("_n"), pl.col("__fe_cell")
+    cells = _cell_groups(labels, by, is_positive(_ACTUAL, positive), is_positive(_PREDICTED, positive), count)
+    n, cell = pl.col("_n"), pl.col(_CELL)
 
     def in_cell(number: int) -> pl.Expr:
         total = n.filter(cell == number).sum()
@@ -198,12 +221,15 @@ def confusion(
     _check_by(by, [CLASS, *COUNT_NAMES, "_n"])
     labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     label, binary_only = resolve_positive(dtype, positive, actual)
+    seen = None if label is None else _seen(weight)  # (the binary counts' exactness test notes the weights)
+    if seen is not None:
+        problems = _noting(problems, frame, weight, seen)  # type: ignore[arg-type]
     if binary_only:
         problems += _not_binary_problems(
             frame, [actual, predicted],
             "pass positive=None for one row per class, or positive=<label> for one class against the rest",
         )
-    result = class_count_frame(labels, by) if label is None else binary_count_frame(labels, by, label)
+    result = class_count_frame(labels, by) if label is None else binary_count_frame(labels, by, label, seen)
     return _checks.attach(result, problems)
 
 
@@ -268,6 +294,9 @@ def rates(
             wide = (wide.sort(keys) if keys else wide).select(*keys, *names)
     else:
         label, binary_only = resolve_positive(dtype, positive, actual)
+        seen = None if label is None else _seen(weight)  # (as in confusion)
+        if seen is not None:
+            problems = _noting(problems, frame, weight, seen)  # type: ignore[arg-type]
         if binary_only:
             problems += _not_binary_problems(
                 frame, [actual, predicted],
@@ -278,7 +307,7 @@ def rates(
         if label is None:
             counts_frame = class_count_frame(labels, by)
         else:
-            counts_frame = binary_count_frame(labels, by, label)
+            counts_frame = binary_count_frame(labels, by, label, seen)
         wide = counts_frame.select(
             *keys,
             *[fill_undefined(value(m, Counts.columns()), zero_division).cast(pl.Float64).alias(k)
@@ -297,17 +326,26 @@ def confusion_matrix(
     With ``weight``, each cell is the sum of its rows' sample weights (Float64).
     """
     _check_by(by, ["actual", "predicted", "count", CLASS])
-    labels, _, problems = _labels(frame, actual, predicted, by, weight)
+    labels, dtype, problems = _labels(frame, actual, predicted, by, weight)
     by = list(by)
 
     def counted(rows: pl.LazyFrame, exact: bool = False) -> pl.LazyFrame:  # (exact: added as they come)
         w = pl.col(_WEIGHT)
         count = pl.len().cast(pl.Int64) if weight is None else w.sum() if exact else weight_total(w)
-        return rows.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+        if dtype != pl.Boolean:
+            return rows.group_by([*by, _ACTUAL, _PREDICTED]).agg(count.alias("count"))
+        # Boolean labels: grouped by their binary cell (null labels, which the checks refuse, share one)
+        cells = _cell_groups(rows, by, pl.col(_ACTUAL), pl.col(_PREDICTED), count)
+        cell = pl.col(_CELL)
+        return cells.select(
+            *by, (cell >= 2).alias(_ACTUAL), (cell % 2 == 1).alias(_PREDICTED), pl.col("_n").alias("count")
+        )
 
+    seen = _seen(weight)
     cells = counted(labels) if weight is None else when_exact(
-        labels, _WEIGHT, lambda rows: counted(rows, exact=True), counted, engine="streaming"
+        labels, _WEIGHT, lambda rows: counted(rows, exact=True), counted, engine="streaming", seen=seen
     )
+    problems = problems if seen is None else _noting(problems, frame, weight, seen)
     cells = cells.rename({_ACTUAL: "actual", _PREDICTED: "predicted"}).cache()  # read twice: grouped once
     classes = pl.concat([cells.select(*by, pl.col(side).alias(CLASS)) for side in ("actual", "predicted")])
     classes = classes.unique()
