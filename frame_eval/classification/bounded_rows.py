@@ -62,6 +62,7 @@ __all__ = ["most_sensitive_within_bound", "rows_that_can_be_best", "rows_within_
 BUCKETS: Final = 64
 _B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
 KEPT, TP_END = "__fe_kept", "__fe_tp"
+POSITIVES, BEST_END = "__fe_positives", "__fe_best_end"  # the group's positives, its best end's key
 TP_LEFT, FP_LEFT = "__fe_tp_left", "__fe_fp_left"  # the positives and negatives of the buckets left out above
 _SIGN: Final = 1 << 63
 
@@ -203,20 +204,41 @@ def kept_buckets(
 ) -> pl.DataFrame:
     """``counts`` (``[*keys, _B, _n, _P, _ABOVE, _N]``, each group's buckets from the top, as
     :func:`_bucket_counts` gives them) with ``KEPT``, whether the bucket can hold its group's best point
-    (see the module), and ``TP_END``, the group's positives down to the bucket's end."""
-    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
-    tp_end, fp_end = _per_group(n_pos.cum_sum(), keys), pl.col(_ABOVE)
-    # a point of the bucket holds one of its rows at least: with no positive there, a negative
-    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    (see the module), ``TP_END``, the group's positives down to the bucket's end, ``POSITIVES``, the
+    group's, and ``BEST_END``, the group's best key at a bucket's end (null if none is allowed)."""
+    n_pos = pl.col("_P")
     counts = counts.with_columns(
-        tp_end.alias(TP_END), fewest_fp.alias("__fe_fp_least"), _per_group(n_pos.sum(), keys).alias("_T"),
+        _per_group(n_pos.cum_sum(), keys).alias(TP_END), _per_group(n_pos.sum(), keys).alias(POSITIVES)
     )
-    tp, fp_least, positives, negatives = (pl.col(c) for c in (TP_END, "__fe_fp_least", "_T", _N))
-    reached, reached_ok = key_and_allowed(Points(pl.col(_B), tp, fp_end, positives, negatives))  # the end
-    bound, bound_ok = key_and_allowed(Points(pl.col(_B), tp, fp_least, positives, negatives))  # the corner
-    best_end = _per_group(reached.filter(reached_ok).max(), keys)
-    kept = bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
-    return counts.with_columns(kept.fill_null(False).alias(KEPT)).drop("__fe_fp_least", "_T")
+    best_end, kept = ends_and_corners(
+        counts.columns, pl.col(TP_END), pl.col(_ABOVE), key_and_allowed, lambda e: _per_group(e, keys)
+    )
+    return counts.with_columns(best_end.alias(BEST_END)).with_columns(
+        kept(pl.col(BEST_END)).fill_null(False).alias(KEPT)
+    )
+
+
+def ends_and_corners(
+    columns: Sequence[str], tp_end: pl.Expr, fp_end: pl.Expr,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]], per_group: Callable[[pl.Expr], pl.Expr],
+) -> tuple[pl.Expr, Callable[[pl.Expr], pl.Expr]]:
+    """(each block's group's best key at a block's end, null if none is allowed; a function of a group's
+    best key giving whether the block's corner reaches it (see the module)), for blocks of rows with
+    the columns ``_n``, ``_P`` (its rows and positives), ``POSITIVES`` and ``_N`` (its group's), and
+    ``tp_end``, ``fp_end``, its group's positives and negatives down to the block's end; ``per_group``
+    makes an aggregation its group's (``over``). A block with no positive has a corner one false
+    positive below its end's: a point of the block holds one of its rows at least."""
+    assert {"_n", "_P", POSITIVES, _N} <= set(columns)
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    positives, negatives, threshold = pl.col(POSITIVES), pl.col(_N), pl.lit(0)  # (the keys read no threshold)
+    reached, reached_ok = key_and_allowed(Points(threshold, tp_end, fp_end, positives, negatives))  # an end
+    bound, bound_ok = key_and_allowed(Points(threshold, tp_end, fewest_fp, positives, negatives))  # a corner
+
+    def kept(best_end: pl.Expr) -> pl.Expr:
+        return bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
+
+    return per_group(reached.filter(reached_ok).max()), kept
 
 
 def rows_that_can_be_best(
