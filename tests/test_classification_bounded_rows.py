@@ -384,6 +384,26 @@ def test_bucket_ranges_read_off_the_scores_are_the_buckets(seed: int) -> None:
     fine = parts.get_column(bounded_rows._B).cast(pl.Int64) * 64 + parts.get_column("part")
     assert (fine.diff().drop_nulls() >= 0).all() and parts.get_column("part").max() <= 63
     assert fine.n_unique() > 100  # the parts are spread
+    # the bucket counts group by the floor of the steps (key): the same buckets as expr, every edge too
+    keyed = scores.with_columns(buckets.key().alias("k")).with_columns(buckets.expr())
+    assert keyed.select((pl.col("k").cast(pl.UInt8) == pl.col(bounded_rows._B)).all()).item()
+
+
+@pytest.mark.parametrize("keys", [["g"], []])
+def test_bucket_counts_put_nan_and_null_scores_in_bucket_0(keys: list[str]) -> None:
+    """Grouped by the floor of the steps, NaN and null scores (which the data checks refuse) fall in keys
+    of their own: the counts put them in bucket 0, one row per group and bucket, as expr's buckets do."""
+    df = frame(2).filter(pl.col("s").is_finite()).with_columns(pl.col("s").cast(pl.Float64))
+    df = pl.concat([df, pl.DataFrame({"g": [2, 2, 3, 5], "h": "a", "y": [True, False, False, True],
+                                      "s": [float("nan"), None, float("nan"), None]})])
+    _, counts = bounded_rows._bucket_counts(df, keys, "y", "s")
+    buckets = bounded_rows._Buckets.of(df.get_column("s"))
+    want = df.group_by([*keys, buckets.expr()]).agg(
+        pl.len().cast(pl.Int64).alias("_n"), pl.col("y").sum().cast(pl.Int64).alias("_P")
+    )
+    order = [*keys, bounded_rows._B]
+    assert counts.select(*order, "_n", "_P").sort(order).equals(want.sort(order))
+    assert counts.filter(pl.col(bounded_rows._B) == 0).get_column("_n").sum() > 0
 
 
 @pytest.mark.parametrize("scores", [

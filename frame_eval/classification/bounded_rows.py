@@ -95,10 +95,19 @@ class _Buckets:
         """The bucket of each score (NaN and null, which the data checks refuse, in bucket 0)."""
         if self.low is None:
             return pl.lit(0, dtype=pl.UInt8).alias(_B)
-        steps = (pl.col(self.score) - self.low) * (BUCKETS / (self.high - self.low))
         # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
-        steps = steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
-        return steps.cast(pl.UInt8, strict=False).fill_null(0).alias(_B)
+        return self._steps().cast(pl.UInt8, strict=False).fill_null(0).alias(_B)
+
+    def key(self) -> pl.Expr:
+        """:meth:`expr`'s bucket as the floor of the same steps (Float64), to group rows by: cheaper
+        than the cast to an integer (NaN and null scores each a key of their own, see
+        :func:`_bucket_counts`)."""
+        return self.expr() if self.low is None else self._steps().floor().alias(_B)
+
+    def _steps(self) -> pl.Expr:
+        assert self.low is not None
+        steps = (pl.col(self.score) - self.low) * (BUCKETS / (self.high - self.low))
+        return steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
 
     def part(self, parts: int, bucket: pl.Expr) -> pl.Expr:
         """Each score's part of its bucket (``bucket``, :meth:`expr`'s), UInt32 from 0 to ``parts - 1``,
@@ -160,9 +169,15 @@ def _bucket_counts(
     per bucket, its buckets from the top, with the negatives down to the bucket's, and the group's)."""
     buckets = _Buckets.of(rows.get_column(score))
     # polars' streaming engine groups by several columns several times faster than the in-memory one
-    counts = rows.lazy().group_by([*keys, buckets.expr()]).agg(
+    sums = pl.col("_n").sum(), pl.col("_P").sum()
+    counts = rows.lazy().group_by([*keys, buckets.key()]).agg(
         pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
     ).collect(engine="streaming")
+    if counts.schema[_B] != pl.UInt8:  # the floor of the steps: the bucket, NaN and null scores in bucket 0
+        b = pl.col(_B)
+        apart = counts.select(b.is_null().any() | b.is_nan().any()).item()
+        counts = counts.with_columns(b.cast(pl.UInt8, strict=False).fill_null(0))
+        counts = counts.group_by([*keys, _B]).agg(*sums) if apart else counts
     negatives = pl.col("_n") - pl.col("_P")
     return buckets, counts.sort(_B, descending=True).with_columns(
         _per_group(negatives.cum_sum(), keys).alias(_ABOVE), _per_group(negatives.sum(), keys).alias(_N)
