@@ -232,7 +232,8 @@ def _rows_of_kept_buckets(
             table = pl.zeros(size, pl.UInt32, eager=True).scatter(
                 (groups.get_column(_H) // (1 << shift)) % size, groups.get_column(_G)
             )
-            group = pl.lit(table).gather((hashed // (1 << shift)) % size).cast(pl.UInt64)
+            slot = (hashed // (1 << shift) if shift else hashed) & pl.lit(size - 1, pl.UInt64)  # (size: 2^k)
+            group = pl.lit(table).gather(slot).cast(pl.UInt64)
         numbers = pl.repeat(kept.height, groups.height * width, dtype=pl.UInt32, eager=True).scatter(
             kept.get_column(_G).cast(pl.UInt64) * width + kept.get_column(_B), kept.get_column(_K)
         )
