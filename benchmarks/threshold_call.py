@@ -3,6 +3,7 @@
     python benchmarks/threshold_call.py [--data benchmarks/data/10M] [--repeat 7]
     python benchmarks/threshold_call.py --against <checkout of another revision> [--rounds 3]
     python benchmarks/threshold_call.py --bucketed [--repeat 7]
+    python benchmarks/threshold_call.py --steps [--repeat 7]
 
 The first form times, in this process, on the predictions Parquet file (read once, before
 timing): the call (best and median wall and CPU seconds of ``--repeat``), then its parts on the
@@ -13,7 +14,11 @@ grouped by one 64-bit key (the model's hash, the bucket in its low bits) alone a
 lowest and highest model name (what telling colliding models apart would take), against the
 group-by of (model, bucket) the counts use; with ``--bucketed``, the other forms of ``added_parts.py``
 (``weights=``, ``costs=``, ``min_recall=``, ``max_fpr=``) instead, each call with the rows of its kept
-buckets and of its kept parts (those sorted; ``bucketed_best.best_in_buckets``). The second form
+buckets and of its kept parts (those sorted; ``bucketed_best.best_in_buckets``); with ``--steps``, those
+forms' calls and the steps inside them, each step's best wall and CPU seconds over ``--repeat`` calls
+(the bucket counts; the choice of kept buckets; the rows of the kept buckets, each with its part; the
+parts' counts and the choice of kept parts; the sort of the kept parts' rows and the best points; the
+rest of the call, its checks and frames around them). The second form
 runs the call alone in fresh processes, taking turns between the other checkout and this one
 (``--rounds`` each), and prints each run's best wall and CPU seconds and the medians of those: old
 and new code judged side by side while the machine's load drifts.
@@ -22,10 +27,12 @@ and new code judged side by side while the machine's load drifts.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -148,6 +155,65 @@ def bucketed(data: Path, repeat: int) -> None:
               flush=True)
 
 
+STEPS = (  # (module attribute, label) of the steps --steps times, as bucketed_best calls them
+    ("_bucket_counts", "the bucket counts (one group-by of every row)"),
+    ("kept_buckets", "the kept buckets (each group's few dozen counts)"),
+    ("_rows_of_kept_buckets", "the rows of the kept buckets and their parts"),
+    ("_kept_parts", "the parts' counts and the kept parts"),
+    ("_best_points", "the sort of the kept parts' rows, the best points"),
+)
+
+
+def steps(data: Path, repeat: int) -> None:
+    """Each form of ``FORMS``: the call, then the best wall and CPU seconds of each of its steps over
+    ``repeat`` calls (a step called twice in a call, as ``kept_buckets`` is, counted once per call)."""
+    import frame_eval
+    from frame_eval.classification import bucketed_best
+
+    preds = pl.read_parquet(data / "predictions.parquet")
+    print(f"frame_eval from {Path(frame_eval.__file__).parent}", flush=True)
+    spent: dict[str, list[float]] = {}
+    real = {name: getattr(bucketed_best, name) for name, _ in STEPS}
+
+    def clocked(name: str) -> Callable[..., object]:
+        def step(*args: object, **kwargs: object) -> object:
+            began, began_cpu = time.perf_counter(), time.process_time()
+            try:
+                return real[name](*args, **kwargs)
+            finally:
+                took = spent.setdefault(name, [0.0, 0.0])
+                took[0] += time.perf_counter() - began
+                took[1] += time.process_time() - began_cpu
+        return step
+
+    for label, options in FORMS.items():
+        def call(options: dict[str, object] = options) -> object:
+            return preds.ireval.best_threshold("label", "prob", by="model", **options)
+
+        call()
+        print(_line(f"best_threshold({label})", timed(call, repeat)), flush=True)
+        best: dict[str, list[float]] = {}
+        for name, _ in STEPS:
+            setattr(bucketed_best, name, clocked(name))
+        try:
+            for _ in range(repeat):
+                spent.clear()
+                began, began_cpu = time.perf_counter(), time.process_time()
+                call()
+                spent["rest"] = [time.perf_counter() - began - sum(t[0] for t in spent.values()),
+                                 time.process_time() - began_cpu - sum(t[1] for t in spent.values())]
+                for name, (wall, cpu) in spent.items():
+                    old = best.get(name, [math.inf, math.inf])
+                    best[name] = [min(old[0], wall), min(old[1], cpu)]
+        finally:
+            for name, _ in STEPS:
+                setattr(bucketed_best, name, real[name])
+        for name, what in (*STEPS, ("rest", "the rest of the call")):
+            if name in best:
+                wall, cpu = best[name]
+                print(f"  {what:58s} wall best {wall:.4f} s, CPU best {cpu:.4f} s", flush=True)
+
+
 def in_turns(data: Path, repeat: int, against: Path, rounds: int) -> None:
     runs: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
     for _ in range(rounds):
@@ -177,10 +243,14 @@ def main() -> None:
     parser.add_argument("--ideas", action="store_true", help="also time the ideas measured and dropped")
     parser.add_argument("--bucketed", action="store_true",
                         help="time the other forms instead, with the rows they keep and sort")
+    parser.add_argument("--steps", action="store_true",
+                        help="time the other forms instead, and the steps inside each call")
     args = parser.parse_args()
     data = args.data.resolve()
     if args.bucketed:
         bucketed(data, args.repeat)
+    elif args.steps:
+        steps(data, args.repeat)
     elif args.against is not None:
         in_turns(data, args.repeat, args.against.resolve(), args.rounds)
     else:

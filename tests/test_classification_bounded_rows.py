@@ -161,6 +161,51 @@ def test_the_bucketed_path_leaves_rows_out(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(sorted_rows) == 3 and all(0 < s < k < n / 2 for s, k, n in sorted_rows), sorted_rows
 
 
+
+@pytest.mark.parametrize(
+    "options", [{"weights": (1, 2)}, {"costs": (1, 5)}, {"criterion": "f1", "max_fpr": 0.1}], ids=str
+)
+def test_the_kept_parts_hold_the_best_points_and_count_the_rows_above(
+    options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each part ``_kept_parts`` keeps carries its group's positives and negatives scoring above the part
+    (counted here from the rows), the part holding each group's best threshold (by the path of every
+    point) is kept, and some parts are left out."""
+    seen: list[tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]] = []
+    real = bucketed_best._kept_parts
+
+    def kept_parts(parts: pl.DataFrame, positive: str, kept: pl.DataFrame, *args: Any) -> pl.DataFrame:
+        found = real(parts, positive, kept, *args)
+        seen.append((parts, kept, found))
+        return found
+
+    monkeypatch.setattr(bucketed_best, "_kept_parts", kept_parts)
+    monkeypatch.setattr(frame_thresholds, "BUCKETED_ROWS", 1000)
+    df = frame(1, n=40_000).filter(pl.col("s").is_finite())
+    df = df.with_columns(pl.col("s") + pl.int_range(pl.len()) * 1e-9)  # (distinct scores: fine parts)
+    got = best(df, ["g"], options)
+    (parts, kept, found), = seen
+    c = bucketed_best._C
+    group_of = pl.lit(kept.get_column("g")).gather(pl.col(c) // bucketed_best.PARTS).alias("g")
+    tops = parts.group_by(c).agg(pl.col(parts.columns[2]).max().alias("top")).with_columns(group_of)
+    above = found.join(tops, on=c).join(df, on="g").filter(pl.col("s") > pl.col("top")).group_by(c).agg(
+        pl.col("y").sum().cast(pl.Int64).alias("tp"), (~pl.col("y")).sum().cast(pl.Int64).alias("fp")
+    )
+    counted = found.join(above, on=c, how="left").with_columns(pl.col("tp", "fp").fill_null(0))
+    assert counted.height == found.height > 0
+    assert counted.select((pl.col("tp") == pl.col(bucketed_best._TP_ABOVE)).all()).item()
+    assert counted.select((pl.col("fp") == pl.col(bucketed_best._FP_ABOVE)).all()).item()
+    every_point(monkeypatch)
+    want = best(df, ["g"], options)
+    assert bits(got).equals(bits(want))
+    at_best = parts.with_columns(group_of).join(want.select("g", "threshold"), on="g").filter(
+        pl.col(parts.columns[2]) == pl.col("threshold")
+    ).get_column(c).unique()
+    assert 0 < at_best.len() <= want.get_column("threshold").count()
+    assert at_best.is_in(found.get_column(c).implode()).all()
+    assert found.height < parts.get_column(c).n_unique()  # (some parts left out)
+
+
 PATHS = ["hash bits", "join", "shared hash"]
 
 
@@ -339,6 +384,26 @@ def test_bucket_ranges_read_off_the_scores_are_the_buckets(seed: int) -> None:
     fine = parts.get_column(bounded_rows._B).cast(pl.Int64) * 64 + parts.get_column("part")
     assert (fine.diff().drop_nulls() >= 0).all() and parts.get_column("part").max() <= 63
     assert fine.n_unique() > 100  # the parts are spread
+    # the bucket counts group by the floor of the steps (key): the same buckets as expr, every edge too
+    keyed = scores.with_columns(buckets.key().alias("k")).with_columns(buckets.expr())
+    assert keyed.select((pl.col("k").cast(pl.UInt8) == pl.col(bounded_rows._B)).all()).item()
+
+
+@pytest.mark.parametrize("keys", [["g"], []])
+def test_bucket_counts_put_nan_and_null_scores_in_bucket_0(keys: list[str]) -> None:
+    """Grouped by the floor of the steps, NaN and null scores (which the data checks refuse) fall in keys
+    of their own: the counts put them in bucket 0, one row per group and bucket, as expr's buckets do."""
+    df = frame(2).filter(pl.col("s").is_finite()).with_columns(pl.col("s").cast(pl.Float64))
+    df = pl.concat([df, pl.DataFrame({"g": [2, 2, 3, 5], "h": "a", "y": [True, False, False, True],
+                                      "s": [float("nan"), None, float("nan"), None]})])
+    _, counts = bounded_rows._bucket_counts(df, keys, "y", "s")
+    buckets = bounded_rows._Buckets.of(df.get_column("s"))
+    want = df.group_by([*keys, buckets.expr()]).agg(
+        pl.len().cast(pl.Int64).alias("_n"), pl.col("y").sum().cast(pl.Int64).alias("_P")
+    )
+    order = [*keys, bounded_rows._B]
+    assert counts.select(*order, "_n", "_P").sort(order).equals(want.sort(order))
+    assert counts.filter(pl.col(bounded_rows._B) == 0).get_column("_n").sum() > 0
 
 
 @pytest.mark.parametrize("scores", [

@@ -62,6 +62,7 @@ __all__ = ["most_sensitive_within_bound", "rows_that_can_be_best", "rows_within_
 BUCKETS: Final = 64
 _B, _N, _ABOVE, _G = "__fe_bucket", "__fe_negatives", "__fe_above", "__fe_group"
 KEPT, TP_END = "__fe_kept", "__fe_tp"
+POSITIVES, BEST_END = "__fe_positives", "__fe_best_end"  # the group's positives, its best end's key
 TP_LEFT, FP_LEFT = "__fe_tp_left", "__fe_fp_left"  # the positives and negatives of the buckets left out above
 _SIGN: Final = 1 << 63
 
@@ -94,10 +95,20 @@ class _Buckets:
         """The bucket of each score (NaN and null, which the data checks refuse, in bucket 0)."""
         if self.low is None:
             return pl.lit(0, dtype=pl.UInt8).alias(_B)
+        # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the
+        # floor; the cast saturates (NaN to 0) and checks nothing: half the cost of a checked one
+        return self._steps().cast(pl.UInt8, wrap_numerical=True).fill_null(0).alias(_B)
+
+    def key(self) -> pl.Expr:
+        """:meth:`expr`'s bucket as the floor of the same steps (Float64), to group rows by: cheaper
+        than the cast to an integer (NaN and null scores each a key of their own, see
+        :func:`_bucket_counts`)."""
+        return self.expr() if self.low is None else self._steps().floor().alias(_B)
+
+    def _steps(self) -> pl.Expr:
+        assert self.low is not None
         steps = (pl.col(self.score) - self.low) * (BUCKETS / (self.high - self.low))
-        # from [0, BUCKETS] (the finite scores' steps; infinite ones clipped into it), truncation is the floor
-        steps = steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
-        return steps.cast(pl.UInt8, strict=False).fill_null(0).alias(_B)
+        return steps.clip(0.0, float(BUCKETS)) if self.clipped else steps
 
     def part(self, parts: int, bucket: pl.Expr) -> pl.Expr:
         """Each score's part of its bucket (``bucket``, :meth:`expr`'s), UInt32 from 0 to ``parts - 1``,
@@ -109,8 +120,8 @@ class _Buckets:
         assert self.low is not None
         steps = (pl.col(self.score) - self.low) * factor
         steps = steps.clip(0.0, float(BUCKETS * parts)) if self.clipped else steps
-        fine = steps.cast(pl.Int64, strict=False).fill_null(0) - bucket.cast(pl.Int64) * parts
-        return fine.clip(0, parts - 1).cast(pl.UInt32)
+        fine = steps.cast(pl.Int64, wrap_numerical=True).fill_null(0) - bucket.cast(pl.Int64) * parts
+        return fine.clip(0, parts - 1).cast(pl.UInt32, wrap_numerical=True)  # (unchecked casts, as in expr)
 
     def _of(self, x: float) -> int:
         """:meth:`expr`'s bucket of a finite score from ``low`` to ``high`` (the same operations)."""
@@ -159,9 +170,15 @@ def _bucket_counts(
     per bucket, its buckets from the top, with the negatives down to the bucket's, and the group's)."""
     buckets = _Buckets.of(rows.get_column(score))
     # polars' streaming engine groups by several columns several times faster than the in-memory one
-    counts = rows.lazy().group_by([*keys, buckets.expr()]).agg(
+    sums = pl.col("_n").sum(), pl.col("_P").sum()
+    counts = rows.lazy().group_by([*keys, buckets.key()]).agg(
         pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
     ).collect(engine="streaming")
+    if counts.schema[_B] != pl.UInt8:  # the floor of the steps: the bucket, NaN and null scores in bucket 0
+        b = pl.col(_B)
+        apart = counts.select(b.is_null().any() | b.is_nan().any()).item()
+        counts = counts.with_columns(b.cast(pl.UInt8, strict=False).fill_null(0))
+        counts = counts.group_by([*keys, _B]).agg(*sums) if apart else counts
     negatives = pl.col("_n") - pl.col("_P")
     return buckets, counts.sort(_B, descending=True).with_columns(
         _per_group(negatives.cum_sum(), keys).alias(_ABOVE), _per_group(negatives.sum(), keys).alias(_N)
@@ -203,20 +220,41 @@ def kept_buckets(
 ) -> pl.DataFrame:
     """``counts`` (``[*keys, _B, _n, _P, _ABOVE, _N]``, each group's buckets from the top, as
     :func:`_bucket_counts` gives them) with ``KEPT``, whether the bucket can hold its group's best point
-    (see the module), and ``TP_END``, the group's positives down to the bucket's end."""
-    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
-    tp_end, fp_end = _per_group(n_pos.cum_sum(), keys), pl.col(_ABOVE)
-    # a point of the bucket holds one of its rows at least: with no positive there, a negative
-    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    (see the module), ``TP_END``, the group's positives down to the bucket's end, ``POSITIVES``, the
+    group's, and ``BEST_END``, the group's best key at a bucket's end (null if none is allowed)."""
+    n_pos = pl.col("_P")
     counts = counts.with_columns(
-        tp_end.alias(TP_END), fewest_fp.alias("__fe_fp_least"), _per_group(n_pos.sum(), keys).alias("_T"),
+        _per_group(n_pos.cum_sum(), keys).alias(TP_END), _per_group(n_pos.sum(), keys).alias(POSITIVES)
     )
-    tp, fp_least, positives, negatives = (pl.col(c) for c in (TP_END, "__fe_fp_least", "_T", _N))
-    reached, reached_ok = key_and_allowed(Points(pl.col(_B), tp, fp_end, positives, negatives))  # the end
-    bound, bound_ok = key_and_allowed(Points(pl.col(_B), tp, fp_least, positives, negatives))  # the corner
-    best_end = _per_group(reached.filter(reached_ok).max(), keys)
-    kept = bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
-    return counts.with_columns(kept.fill_null(False).alias(KEPT)).drop("__fe_fp_least", "_T")
+    best_end, kept = ends_and_corners(
+        counts.columns, pl.col(TP_END), pl.col(_ABOVE), key_and_allowed, lambda e: _per_group(e, keys)
+    )
+    return counts.with_columns(best_end.alias(BEST_END)).with_columns(
+        kept(pl.col(BEST_END)).fill_null(False).alias(KEPT)
+    )
+
+
+def ends_and_corners(
+    columns: Sequence[str], tp_end: pl.Expr, fp_end: pl.Expr,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]], per_group: Callable[[pl.Expr], pl.Expr],
+) -> tuple[pl.Expr, Callable[[pl.Expr], pl.Expr]]:
+    """(each block's group's best key at a block's end, null if none is allowed; a function of a group's
+    best key giving whether the block's corner reaches it (see the module)), for blocks of rows with
+    the columns ``_n``, ``_P`` (its rows and positives), ``POSITIVES`` and ``_N`` (its group's), and
+    ``tp_end``, ``fp_end``, its group's positives and negatives down to the block's end; ``per_group``
+    makes an aggregation its group's (``over``). A block with no positive has a corner one false
+    positive below its end's: a point of the block holds one of its rows at least."""
+    assert {"_n", "_P", POSITIVES, _N} <= set(columns)
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    fewest_fp = fp_end - n_neg + (n_pos == 0).cast(pl.Int64)
+    positives, negatives, threshold = pl.col(POSITIVES), pl.col(_N), pl.lit(0)  # (the keys read no threshold)
+    reached, reached_ok = key_and_allowed(Points(threshold, tp_end, fp_end, positives, negatives))  # an end
+    bound, bound_ok = key_and_allowed(Points(threshold, tp_end, fewest_fp, positives, negatives))  # a corner
+
+    def kept(best_end: pl.Expr) -> pl.Expr:
+        return bound_ok & (best_end.is_null() | bound.is_null() | (bound >= best_end))
+
+    return per_group(reached.filter(reached_ok).max()), kept
 
 
 def rows_that_can_be_best(

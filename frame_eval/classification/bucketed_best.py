@@ -33,13 +33,16 @@ from frame_eval.classification.bounded_rows import (
     _B,
     _G,
     _N,
+    BEST_END,
     BUCKETS,
     KEPT,
+    POSITIVES,
     TP_END,
     _bucket_counts,
     _Buckets,
     _group_by,
     _per_group,
+    ends_and_corners,
     kept_buckets,
 )
 from frame_eval.classification.curves import Points
@@ -90,30 +93,7 @@ def best_in_buckets(
     # the kept buckets, numbered in (group, bucket) order
     kept = counts.filter(KEPT).sort(_G, _B).with_row_index(_K)
     parts = _rows_of_kept_buckets(rows, keys, positive, score, buckets, groups, kept)
-    # the second counts: each kept bucket's parts, and every bucket left out as one part, each group's
-    # from the top, so that kept_buckets reads them as it reads buckets
-    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
-    part_counts = parts.lazy().group_by(_C).agg(
-        pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
-    ).collect(engine="streaming")
-    bucket_of = pl.col(_C) // PARTS
-    at = kept.get_column(_G), kept.get_column(_B).cast(pl.UInt32)
-    finer = part_counts.select(
-        pl.lit(at[0]).gather(bucket_of).alias(_G),
-        (pl.lit(at[1]).gather(bucket_of) * PARTS + pl.col(_C) % PARTS).alias(_B), "_n", "_P", _C,
-    )
-    left_out = counts.filter(~pl.col(KEPT)).select(
-        _G, (pl.col(_B).cast(pl.UInt32) * PARTS).alias(_B), "_n", "_P", pl.lit(None, pl.UInt32).alias(_C)
-    )
-    by_group = pl.col(_G)
-    second = pl.concat([finer, left_out]).sort(_G, _B, descending=True).with_columns(
-        n_neg.cum_sum().over(by_group).alias(_ABOVE), n_neg.sum().over(by_group).alias(_N)
-    )
-    second = kept_buckets(second, [_G], key_and_allowed).filter(pl.col(KEPT) & pl.col(_C).is_not_null())
-    # (a bucket left out stays out: its corner is the same, the best end no lower)
-    second = second.select(
-        _C, _G, (pl.col(TP_END) - n_pos).alias(_TP_ABOVE), (pl.col(_ABOVE) - n_neg).alias(_FP_ABOVE)
-    ).sort(_C, descending=True)  # the order of the parts in the sorted keys
+    second = _kept_parts(parts, positive, kept, key_and_allowed)
     wanted = pl.zeros(kept.height * PARTS, pl.Boolean, eager=True).scatter(second.get_column(_C), True)
     packed = (
         pl.col(_C).cast(_BIG) * pl.lit(1 << 65, _BIG) + _order(pl.col(score)).cast(_BIG) * pl.lit(2, _BIG)
@@ -121,6 +101,48 @@ def best_in_buckets(
     )
     found = parts.lazy().filter(pl.lit(wanted).gather(pl.col(_C))).select(packed.alias("_key")).collect()
     return _best_points(found.get_column("_key"), keys, groups, second, key_and_allowed)
+
+
+def _kept_parts(
+    parts: pl.DataFrame, positive: str, kept: pl.DataFrame,
+    key_and_allowed: Callable[[Points], tuple[pl.Expr, pl.Expr]],
+) -> pl.DataFrame:
+    """``[_C, _G, _TP_ABOVE, _FP_ABOVE]``, one row per kept part, in the sorted keys' order (``_C``
+    descending): the parts of the kept buckets' rows (``parts``, :func:`_rows_of_kept_buckets`' frame;
+    ``kept`` the kept buckets as :func:`best_in_buckets` numbers them, with :func:`kept_buckets`'
+    columns) whose corner reaches the best end of a bucket or part of their group, and the rows and
+    positives of their group above them.
+
+    The parts are counted by one group-by of their number; a part's counts run from its bucket's top
+    (the parts of a bucket come together, from the top), raised by those of its group above the bucket;
+    the best end of a bucket is the group's first-level one (:func:`kept_buckets`'), that of a part
+    its own.
+    """
+    # the second counts: each kept bucket's parts, from the top (the order of the parts in the sorted
+    # keys), their counts from the top of their bucket raised by those of their group above it
+    n_pos, n_neg = pl.col("_P"), pl.col("_n") - pl.col("_P")
+    bucket = pl.col(_C) // PARTS
+    first = (bucket != bucket.shift(1)).fill_null(True)
+
+    def of_bucket(e: pl.Expr) -> pl.Expr:  # the kept bucket's value
+        return pl.lit(kept.select(e).to_series()).gather(bucket)
+
+    second = parts.lazy().group_by(_C).agg(
+        pl.len().cast(pl.Int64).alias("_n"), pl.col(positive).sum().cast(pl.Int64).alias("_P")
+    ).sort(_C, descending=True).with_columns(
+        of_bucket(pl.col(_G)).alias(_G), of_bucket(pl.col(POSITIVES)).alias(POSITIVES),
+        of_bucket(pl.col(_N)).alias(_N), of_bucket(pl.col(BEST_END)).alias(BEST_END),
+        (of_bucket(pl.col(TP_END) - n_pos) + within_group(n_pos.cum_sum(), first)).alias(TP_END),
+        (of_bucket(pl.col(_ABOVE) - n_neg) + within_group(n_neg.cum_sum(), first)).alias(_ABOVE),
+    ).collect(engine="streaming")
+    # a part is kept when its corner reaches the best end of a bucket (its group's at the first level)
+    # or of a part
+    best_end, reaches = ends_and_corners(
+        second.columns, pl.col(TP_END), pl.col(_ABOVE), key_and_allowed, lambda e: e.over(_G)
+    )
+    return second.filter(reaches(pl.max_horizontal(BEST_END, best_end)).fill_null(False)).select(
+        _C, _G, (pl.col(TP_END) - n_pos).alias(_TP_ABOVE), (pl.col(_ABOVE) - n_neg).alias(_FP_ABOVE)
+    )
 
 
 def most_specific_within_recall(
@@ -210,7 +232,8 @@ def _rows_of_kept_buckets(
             table = pl.zeros(size, pl.UInt32, eager=True).scatter(
                 (groups.get_column(_H) // (1 << shift)) % size, groups.get_column(_G)
             )
-            group = pl.lit(table).gather((hashed // (1 << shift)) % size).cast(pl.UInt64)
+            slot = (hashed // (1 << shift) if shift else hashed) & pl.lit(size - 1, pl.UInt64)  # (size: 2^k)
+            group = pl.lit(table).gather(slot).cast(pl.UInt64)
         numbers = pl.repeat(kept.height, groups.height * width, dtype=pl.UInt32, eager=True).scatter(
             kept.get_column(_G).cast(pl.UInt64) * width + kept.get_column(_B), kept.get_column(_K)
         )
@@ -219,7 +242,8 @@ def _rows_of_kept_buckets(
         ).filter(pl.col(_K) < kept.height)
     # (the part computed on the kept rows only, their bucket read off their kept bucket's number)
     part = buckets.part(PARTS, pl.lit(kept.get_column(_B)).gather(pl.col(_K)))
-    return number.select((pl.col(_K) * PARTS + part).alias(_C), positive, score).collect()
+    # (on the streaming engine: a batch at a time, spread over the cores, no whole-window temporaries)
+    return number.select((pl.col(_K) * PARTS + part).alias(_C), positive, score).collect(engine="streaming")
 
 
 def _slots(hashes: pl.Series) -> tuple[int, int] | None:

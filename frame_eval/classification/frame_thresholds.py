@@ -195,19 +195,19 @@ def best_threshold(
     if weight is None:
         most = most_false_positives(kwargs)
         min_recall = kwargs.get("min_recall")
+        schema = scored.collect_schema()  # each group's best point, as every path below gives it
+        chosen_schema = {
+            **{k: schema[k] for k in keys}, "_P": pl.Int64, "_N": pl.Int64, "threshold": pl.Float64,
+            "tp": pl.Int64, "fp": pl.Int64,
+        }
         if most is not None and criterion == "recall" and kwargs.get("min_precision") is None and (
             min_recall is None or exact_bound(min_recall) is not None
         ):  # the most sensitive threshold under a bound on false positives: a choice, not a curve
             def most_sensitive(rows: pl.DataFrame) -> pl.DataFrame:
                 return most_sensitive_within_bound(rows, keys, _POSITIVE, _SCORE, most, min_recall)
 
-            schema = scored.collect_schema()
-            best = scored.map_batches(most_sensitive, schema={
-                **{k: schema[k] for k in keys}, "_P": pl.Int64, "_N": pl.Int64, "threshold": pl.Float64,
-                "tp": pl.Int64, "fp": pl.Int64,
-            })
+            best = scored.map_batches(most_sensitive, schema=chosen_schema)
         else:
-            best = _packed_best(scored, keys, criterion, kwargs)
             # the most specific threshold with recall >= a / b: the k-th highest positive score, a choice
             fewest = exact_bound(min_recall) if criterion == "specificity" and min_recall is not None and {
                 k for k, v in kwargs.items() if v is not None
@@ -217,27 +217,28 @@ def best_threshold(
                 if fewest is not None and rows.height >= BUCKETED_ROWS:
                     found = most_specific_within_recall(rows, keys, _POSITIVE, _SCORE, fewest)
                     if found is not None:  # (else two groups' keys share a hash: the path below)
-                        return found.select(pl.lit(0, pl.UInt64).alias(GROUP_ID), pl.all())
+                        return found
                 if rows.height >= BUCKETED_ROWS:  # only the rows of the buckets that can hold the best point
                     def key_and_allowed(pts: Points) -> tuple[pl.Expr, pl.Expr]:
                         return best_key(pts, True, criterion, dict(kwargs))
 
                     found = best_in_buckets(rows, keys, _POSITIVE, _SCORE, key_and_allowed)
-                    if found is not None:  # (the group number is not read after)
-                        return found.select(pl.lit(0, pl.UInt64).alias(GROUP_ID), pl.all())
+                    if found is not None:
+                        return found
                     kept, left, totals, bucket = rows_that_can_be_best(
                         rows, keys, _POSITIVE, _SCORE, key_and_allowed, GROUPED_SCORE
                     )
                     return _packed_best(
                         kept.lazy(), keys, criterion, kwargs, totals.lazy(), (left.lazy(), bucket)
-                    ).collect()
+                    ).drop(GROUP_ID).collect()  # (the group number is not read after)
                 if most is None:
-                    return _packed_best(rows.lazy(), keys, criterion, kwargs).collect()
+                    return _packed_best(rows.lazy(), keys, criterion, kwargs).drop(GROUP_ID).collect()
                 # a bound on false positives: the rows that can qualify, then their points
                 kept, totals = rows_within_bound(rows, keys, _POSITIVE, _SCORE, most)
-                return _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy()).collect()
+                chosen = _packed_best(kept.lazy(), keys, criterion, kwargs, totals.lazy())
+                return chosen.drop(GROUP_ID).collect()
 
-            best = scored.map_batches(pruned, schema=best.collect_schema())
+            best = scored.map_batches(pruned, schema=chosen_schema)
     else:
         tp, fp = pl.col("tp"), pl.col("fp")
         pts = curve_points(scored, keys)
