@@ -149,6 +149,23 @@ def test_sample_weights_choose_the_best_weighted_value() -> None:
         assert row["threshold"] == max(t for v, t in candidates if abs(v - best) <= 1e-12)
 
 
+def test_weighted_ties_go_to_the_highest_threshold_on_every_path() -> None:
+    # every threshold has recall 1 with these weights: weights=(0.5, 0) ties them all, and the highest
+    # wins. The lazy plan once divided by the positives through a reciprocal for some points and not
+    # others, and chose 0.0 on two threads (the eager call 0.6)
+    df = pl.DataFrame({
+        "y": [False, False, True, False, True], "s": [0.6, 0.0, 0.6, 0.4, 0.6],
+        "w": [0.514569830864204, 0.49243662012805267, 0.3093489893491985, 0.46524689187393153,
+              0.9526470136482831],
+    })
+    eager = df.ireval.best_threshold("y", "s", weights=(0.5, 0.0), weight="w")
+    lazy = df.lazy().ireval.best_threshold("y", "s", weights=(0.5, 0.0), weight="w").collect()
+    assert eager["threshold"].to_list() == lazy["threshold"].to_list() == [0.6]
+    assert eager.equals(lazy)
+    costs = df.lazy().ireval.best_threshold("y", "s", costs=(0.0, 1.0), prevalence=0.5, weight="w")
+    assert costs.collect()["threshold"].to_list() == [0.6]
+
+
 def test_a_bound_reads_as_written() -> None:
     # specificity exactly 9/10 meets min_specificity=0.9 (the float 0.9 is slightly above 9/10)
     df = pl.DataFrame({"y": [False] * 10 + [True] * 2, "s": [float(i) for i in range(10)] + [8.5, 20.0]})

@@ -116,8 +116,11 @@ def _combination(
     first, second = (pts.tp, tn) if terms == "rates" else (pts.fp, fn)
     scaled = _scaled(a, b) if exact else None
     if scaled is None:
-        x = first / pts.positives if terms == "rates" else first / pts.negatives
-        y = second / pts.negatives if terms == "rates" else second / pts.positives
+        # (true divisions: polars divides by a group's total through its reciprocal, whose rounding
+        # may differ between the points' keys and their maximum, so that a tie was lost, or not,
+        # with the thread count)
+        x = true_ratio(first, pts.positives if terms == "rates" else pts.negatives)
+        y = true_ratio(second, pts.negatives if terms == "rates" else pts.positives)
         value = float(a) * x + float(b) * y
         return (-value if negate else value), both
     ia, ib = (pl.lit(v, _BIG) for v in scaled)
