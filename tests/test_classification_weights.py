@@ -269,6 +269,26 @@ def test_negative_zero_is_a_weight(method: str, args: tuple[str, str]) -> None:
         assert (result.collect() if isinstance(result, pl.LazyFrame) else result).height
 
 
+@pytest.mark.parametrize("labels", [[False, True], [0, 1], ["a", "b"]])
+def test_a_cell_of_negative_zero_weights_is_positive_zero(labels: list[object]) -> None:
+    # scikit-learn adds a cell's weights to a zero: a cell whose only weights are -0.0 holds +0.0 (the
+    # Boolean matrix once kept -0.0 there, the other label types not)
+    neg, pos = labels
+    many = pl.DataFrame({"y": [neg, pos, pos, neg], "p": [pos, pos, neg, neg], "w": [-0.0, 1.0, -0.0, 2.0]})
+    one = pl.DataFrame({"y": [neg], "p": [pos], "w": [-0.0]})  # (scikit-learn refuses all-zero weights)
+    want = skm.confusion_matrix(many["y"].to_list(), many["p"].to_list(), sample_weight=many["w"].to_numpy(),
+                                labels=labels)
+    for df, frame in ((many, many), (many, many.lazy()), (one, one), (one, one.lazy())):
+        want = want if df is many else np.zeros((2, 2))
+        got = frame.ireval.confusion_matrix("y", "p", weight="w")
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        cells = {(r["actual"], r["predicted"]): r["count"] for r in got.iter_rows(named=True)}
+        for i, a in enumerate(labels):
+            for j, b in enumerate(labels):
+                assert cells[(a, b)] == want[i, j]
+                assert math.copysign(1.0, cells[(a, b)]) == 1.0, (a, b)
+
+
 @pytest.mark.parametrize("bad", [float("nan"), None, 1.5])  # (1.5: all good, no error)
 @pytest.mark.parametrize("method", ["confusion", "rates", "confusion_matrix"])
 def test_weights_checked_when_the_exactness_test_notes_nothing(

@@ -353,7 +353,11 @@ def confusion_matrix(
     grid = rows.join(columns, on=by, nulls_equal=True) if by else rows.join(columns, how="cross")
     keys = [*by, "actual", "predicted"]
     matrix = grid.join(cells, on=keys, how="left", nulls_equal=True)
-    matrix = matrix.with_columns(pl.col("count").fill_null(0)).select(*keys, "count").sort(keys)
+    count = pl.col("count").fill_null(0)
+    # (a cell of -0.0 weights holds +0.0, as scikit-learn's sums from zero give it; polars drops a
+    # `+ 0.0` from the plan)
+    count = count if weight is None else pl.when(count == 0).then(0.0).otherwise(count).alias("count")
+    matrix = matrix.with_columns(count).select(*keys, "count").sort(keys)
     return _checks.attach(matrix, problems)
 
 
